@@ -1,0 +1,72 @@
+import { Command } from 'commander';
+import { loadConfig } from './config.js';
+import { createContainer } from './container.js';
+import { startServer } from './main.js';
+import { createApiKey } from './usecases/auth/api-keys.js';
+import { createSessionToken } from './usecases/auth/session-tokens.js';
+import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
+import { migrateToLatest } from './store/sql/migrate.js';
+
+/** herald start | api | worker | migrate | keys create | token create */
+const program = new Command().name('herald').description('Self-hosted notification service');
+
+program
+  .command('start', { isDefault: true })
+  .description('API and worker in one process (embedded SQLite unless DATABASE_URL is set)')
+  .action(async () => {
+    const server = await startServer(loadConfig());
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        void server.stop().then(() => process.exit(0));
+      });
+    }
+  });
+
+program
+  .command('migrate')
+  .description('Bring the database schema up to date, then exit')
+  .action(async () => {
+    const container = await createContainer(loadConfig(), { migrate: false });
+    const applied = await migrateToLatest(container.db);
+    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+    await container.close();
+  });
+
+const keys = program.command('keys').description('Secret keys');
+keys
+  .command('create')
+  .requiredOption('--environment <name>', 'environment name (development, production)')
+  .description('Create a secret key and print it (it is stored hashed and cannot be shown again)')
+  .action(async (opts: { environment: string }) => {
+    const container = await createContainer(loadConfig());
+    await bootstrapTenancy(container.deps);
+    const { secretKey } = await createApiKey(container.deps, { environmentName: opts.environment });
+    console.log(secretKey);
+    await container.close();
+  });
+
+const token = program.command('token').description('Session tokens for Authorization: Bearer');
+token
+  .command('create')
+  .requiredOption('--environment <name>', 'environment name')
+  .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d', '1h')
+  .description('Print a session token (a dashboard caller: sees integration credentials)')
+  .action(async (opts: { environment: string; ttl: string }) => {
+    const container = await createContainer(loadConfig());
+    await bootstrapTenancy(container.deps);
+    const { token: value } = await createSessionToken(container.deps, { environmentName: opts.environment, ttlSeconds: parseDuration(opts.ttl) });
+    console.log(value);
+    await container.close();
+  });
+
+function parseDuration(text: string): number {
+  const match = /^(\d+)\s*(s|m|h|d)?$/.exec(text.trim());
+  if (!match) throw new Error(`--ttl must look like 30m, 1h or 7d, got "${text}"`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(match[2] ?? 's') as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,125 @@
+import { resolve } from 'node:path';
+
+/**
+ * The only reader of process.env. Parsed once at start-up into a typed object; a bad value fails the
+ * start with a message naming the variable. Zero configuration gives a working embedded server.
+ */
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Window length in seconds; limits below are per environment per window. */
+  windowSeconds: number;
+  trigger: number;
+  configuration: number;
+  global: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** PostgreSQL connection string; SQLite under dataDir when absent. */
+  databaseUrl?: string;
+  /** Redis connection string; the in-process SQL queue when absent. */
+  redisUrl?: string;
+  /** 32-byte key, base64 or hex; generated into dataDir when absent. */
+  encryptionKey?: string;
+  /** Becomes the development environment's key on the first start (for automation). */
+  bootstrapSecretKey?: string;
+  bodyLimitBytes: number;
+  logLevel: string;
+  rateLimit: RateLimitConfig;
+  idempotencyTtlSeconds: number;
+  /** Max recipients in one trigger's `to`. */
+  triggerMaxRecipients: number;
+  /** Max events in one bulk trigger. */
+  bulkTriggerMaxEvents: number;
+  worker: {
+    concurrency: number;
+    /** Attempts per job for retryable failures (1 = no retry). */
+    jobAttempts: number;
+    /** First retry delay in ms; doubles each attempt. */
+    backoffMs: number;
+    /** How often the SQL queue polls for due jobs when idle. */
+    pollIntervalMs: number;
+  };
+  outbound: {
+    timeoutMs: number;
+    userAgent: string;
+    /** Hosts, IPs or CIDRs exempt from the private-address guard (HERALD_OUTBOUND_ALLOW, comma-separated). */
+    allow: string[];
+  };
+  providerCheckTimeoutMs: number;
+  /** Default lower bound for listing events, in days; undefined = no bound. */
+  activityRetentionDays?: number;
+  sessionTokenMaxTtlSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const retention = optional(env, 'HERALD_ACTIVITY_RETENTION_DAYS');
+  const config: Config = {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    dataDir: resolve(env.HERALD_DATA_DIR || './data'),
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    redisUrl: optional(env, 'REDIS_URL'),
+    encryptionKey: optional(env, 'HERALD_ENCRYPTION_KEY'),
+    bootstrapSecretKey: optional(env, 'HERALD_BOOTSTRAP_SECRET_KEY'),
+    bodyLimitBytes: integer(env, 'HERALD_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimit: {
+      enabled: boolean(env, 'HERALD_RATE_LIMIT', true),
+      windowSeconds: integer(env, 'HERALD_RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3600),
+      trigger: integer(env, 'HERALD_RATE_LIMIT_TRIGGER', 10_000, 1),
+      configuration: integer(env, 'HERALD_RATE_LIMIT_CONFIGURATION', 1_000, 1),
+      global: integer(env, 'HERALD_RATE_LIMIT_GLOBAL', 10_000, 1),
+    },
+    idempotencyTtlSeconds: integer(env, 'HERALD_IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
+    triggerMaxRecipients: integer(env, 'HERALD_TRIGGER_MAX_RECIPIENTS', 100, 1),
+    bulkTriggerMaxEvents: integer(env, 'HERALD_BULK_TRIGGER_MAX_EVENTS', 100, 1),
+    worker: {
+      concurrency: integer(env, 'HERALD_WORKER_CONCURRENCY', 8, 1, 1000),
+      jobAttempts: integer(env, 'HERALD_JOB_ATTEMPTS', 4, 1, 100),
+      backoffMs: integer(env, 'HERALD_JOB_BACKOFF_MS', 1000, 1),
+      pollIntervalMs: integer(env, 'HERALD_QUEUE_POLL_MS', 200, 1),
+    },
+    outbound: {
+      timeoutMs: integer(env, 'HERALD_OUTBOUND_TIMEOUT_MS', 10_000, 1),
+      userAgent: env.HERALD_USER_AGENT || 'Herald/0.1 (+self-hosted notification service)',
+      allow: (env.HERALD_OUTBOUND_ALLOW || '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
+    providerCheckTimeoutMs: integer(env, 'HERALD_PROVIDER_CHECK_TIMEOUT_MS', 10_000, 1),
+    activityRetentionDays: retention === undefined ? undefined : integer(env, 'HERALD_ACTIVITY_RETENTION_DAYS', 0, 1),
+    sessionTokenMaxTtlSeconds: integer(env, 'HERALD_SESSION_TOKEN_MAX_TTL_SECONDS', 30 * 24 * 3600, 60),
+  };
+  return { ...config, ...overrides };
+}

@@ -1,0 +1,57 @@
+import type { DeliveryChannel, Severity, StepFilter, StepType } from './types.js';
+
+/**
+ * A workflow as Herald stores it (Novu v2's model): steps with control values rendered as Liquid
+ * templates at run time. The HTTP layer maps it to Novu's WorkflowResponseDto; messages and events
+ * carry the spec's Workflow/template shapes derived from it.
+ */
+export type WorkflowStepType = Exclude<StepType, 'trigger'>;
+
+export interface WorkflowStep {
+  /** Internal step id (24 hex), also the JobStep `_id` / `_templateId`. */
+  _id: string;
+  /** The step's slug, unique within the workflow (`stepId` in Novu v2). */
+  stepId: string;
+  name: string;
+  type: WorkflowStepType;
+  active: boolean;
+  shouldStopOnFail: boolean;
+  /**
+   * Control values. Channel steps: subject, body, content, title, cta, primaryAction, ...;
+   * delay: { type: 'regular', amount, unit } | { type: 'scheduled', delayPath };
+   * digest: { type: 'regular'|'backoff'|'timed', amount, unit, digestKey, backoffAmount, backoffUnit, timed, cron };
+   * throttle: { amount, unit, threshold, throttleKey }; http_request: { method, url, headers, body };
+   * custom: { handler, ... }.
+   */
+  controls: Record<string, unknown>;
+  filters: StepFilter[];
+  /** Alternative versions of the step; the first whose filters pass replaces the step. */
+  variants?: Array<Omit<WorkflowStep, 'variants'>>;
+}
+
+export interface Workflow {
+  _id: string;
+  _environmentId: string;
+  _organizationId: string;
+  /** The trigger identifier; unique per environment. */
+  workflowId: string;
+  name: string;
+  description: string;
+  tags: string[];
+  active: boolean;
+  draft: boolean;
+  critical: boolean;
+  severity: Severity;
+  /** Channels a subscriber receives by default; a channel set to false is skipped. */
+  preferenceSettings: Partial<Record<DeliveryChannel, boolean>>;
+  /** JSON Schema the trigger payload is validated against (400 when it fails). */
+  payloadSchema?: Record<string, unknown>;
+  steps: WorkflowStep[];
+  data?: Record<string, unknown>;
+  _notificationGroupId: string;
+  origin: 'novu-cloud' | 'novu-cloud-v1' | 'external';
+  _creatorId: string;
+  deleted: boolean;
+  createdAt: string;
+  updatedAt: string;
+}

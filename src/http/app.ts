@@ -1,0 +1,82 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from '../usecases/deps.js';
+import { registerErrorHandler } from './error-handler.js';
+import { ErrorBody } from './schemas/common.js';
+import { authPlugin } from './auth.js';
+import { idempotencyPlugin } from './idempotency.js';
+import { rateLimitPlugin } from './rate-limit.js';
+import { healthRoutes } from './routes/health.js';
+import { integrationsRoutes } from './routes/integrations.js';
+import { subscribersRoutes } from './routes/subscribers.js';
+import { messagesRoutes } from './routes/messages.js';
+import { notificationsRoutes } from './routes/notifications.js';
+
+export interface BuildAppOptions {
+  /** A pino logger instance (or options); `false` silences request logs (tests). */
+  logger?: boolean | object;
+  /** Extra route plugins registered after the core ones (the workflow engine's routes). */
+  extraRoutes?: Array<(app: FastifyInstance, deps: Deps) => Promise<void>>;
+}
+
+/**
+ * The HTTP application: every route's TypeBox schema gives validation, serialization and the
+ * OpenAPI 3.1 document. Order matters: auth (onRequest) → rate limit → idempotency → handler.
+ */
+export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    disableRequestLogging: true,
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: false,
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON only: a text/plain body is a 415, not a string handed to the handler.
+  app.removeContentTypeParser('text/plain');
+  app.addSchema(ErrorBody);
+  registerErrorHandler(app);
+
+  // One log line per request, never a header or body (they may carry keys and credentials).
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Herald API', version: '0.1.0', description: 'Self-hosted notification service; a Novu-compatible REST API subset.' },
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey <secret key>`' },
+          Session: { type: 'http', scheme: 'bearer', description: 'Session token from `herald token create`' },
+        },
+      },
+      security: [{ ApiKey: [] }, { Session: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(authPlugin, { deps });
+  await app.register(rateLimitPlugin, { deps });
+  await app.register(idempotencyPlugin, { deps });
+
+  await app.register(healthRoutes, { deps });
+  await app.register(integrationsRoutes, { deps });
+  await app.register(subscribersRoutes, { deps });
+  await app.register(messagesRoutes, { deps });
+  await app.register(notificationsRoutes, { deps });
+  for (const register of options.extraRoutes ?? []) await register(app, deps);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from './config.js';
+import { createContainer, type Container } from './container.js';
+import { buildApp } from './http/app.js';
+import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
+
+/**
+ * Embedded mode: API and worker in one process over the SQLite file and the durable in-process queue.
+ * Returns a handle whose `stop()` drains HTTP and then the worker (SIGTERM does the same).
+ */
+export interface RunningServer {
+  app: FastifyInstance;
+  container: Container;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+  const container = await createContainer(config);
+  const { deps } = container;
+  const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
+  if (boot.created) {
+    for (const [environment, secretKey] of Object.entries(boot.keys)) {
+      // Printed once, on the first start only: the key is stored hashed and cannot be shown again.
+      deps.logger.info({ environment, secretKey }, `secret key for the ${environment} environment (shown once)`);
+    }
+  }
+  const app = await buildApp(deps, { logger: deps.logger });
+  const url = await app.listen({ host: config.host, port: config.port });
+  deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await container.close();
+    })());
+  return { app, container, url, stop };
+}

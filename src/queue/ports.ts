@@ -1,0 +1,41 @@
+/**
+ * The queue contract between the API and the worker. Two implementations: `sql-queue.ts` (jobs are
+ * rows in the database, the embedded default) and `bullmq-queue.ts` (Redis, scale-out). Delivery is
+ * at least once: a handler may see a job again after a crash, so handlers are idempotent.
+ */
+export interface EnqueueOptions {
+  /** Run no earlier than this many ms from now. */
+  delayMs?: number;
+  /** Total attempts for a job whose handler throws a retryable error (default from config). */
+  attempts?: number;
+  /** First retry delay; doubles per attempt (exponential backoff). */
+  backoffMs?: number;
+  /** Enqueuing the same key again while the first is known is a no-op (BullMQ jobId). */
+  dedupeKey?: string;
+}
+
+export interface QueuedJob<P = unknown> {
+  id: string;
+  name: string;
+  payload: P;
+  /** 1 on the first run. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+/** Thrown by a handler to ask for a retry (when attempts remain); any other error also retries. */
+export class RetryableJobError extends Error {}
+/** Thrown by a handler to fail the job at once, without retries. */
+export class PermanentJobError extends Error {}
+
+export type JobHandler = (job: QueuedJob) => Promise<void>;
+
+export interface JobQueue {
+  enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
+  /** Starts consuming with `concurrency` jobs at once. */
+  start(handler: JobHandler, options: { concurrency: number }): Promise<void>;
+  /** Stops taking jobs, waits for running ones (or returns them to the queue after `graceMs`). */
+  close(options?: { graceMs?: number }): Promise<void>;
+  /** Throws when the queue backend cannot be reached. */
+  ping(): Promise<void>;
+}

@@ -1,0 +1,278 @@
+import type {
+  Environment,
+  Integration,
+  Message,
+  NotificationEvent,
+  Organization,
+  Page,
+  Subscriber,
+  Job,
+  ExecutionDetail,
+  DeliveryChannel,
+  MarkAs,
+  Topic,
+  TopicSubscription,
+} from '../domain/types.js';
+import type { Workflow } from '../domain/workflow.js';
+
+/**
+ * Repository contracts. Use-cases see only these interfaces; `store/sql/` implements them once for
+ * SQLite and PostgreSQL. Every method that reads or writes tenant data takes the environment id and
+ * never touches a record of another environment. `get*` returns `undefined` for an unknown id.
+ * Each area owns its section below.
+ */
+
+// ---- tenancy: organizations, environments, API keys, settings -------------------------------------
+
+export interface ApiKeyRecord {
+  id: string;
+  environmentId: string;
+  organizationId: string;
+}
+
+export interface TenancyRepository {
+  createOrganization(org: Organization): Promise<void>;
+  createEnvironment(env: Environment): Promise<void>;
+  listEnvironments(): Promise<Environment[]>;
+  getEnvironment(id: string): Promise<Environment | undefined>;
+  findEnvironmentByName(name: string): Promise<Environment | undefined>;
+  /** Stores only the hash; the secret key is shown once by the caller and never persisted. */
+  createApiKey(input: { id: string; environmentId: string; keyHash: string; createdAt: string }): Promise<void>;
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  getSetting(key: string): Promise<string | undefined>;
+  /** Inserts only when absent; returns the value now stored (the existing one if there was one). */
+  putSettingIfAbsent(key: string, value: string): Promise<string>;
+}
+
+// ---- integrations ----------------------------------------------------------------------------------
+
+export interface IntegrationRepository {
+  create(integration: Integration): Promise<void>;
+  get(environmentId: string, id: string): Promise<Integration | undefined>;
+  /** Non-deleted integrations of the environment, oldest first. */
+  list(environmentId: string, filter?: { channel?: DeliveryChannel; activeOnly?: boolean }): Promise<Integration[]>;
+  findByIdentifier(environmentId: string, identifier: string): Promise<Integration | undefined>;
+  /** Replaces the stored record (all fields) with `integration`; matched by environment and id. */
+  save(integration: Integration): Promise<void>;
+}
+
+// ---- subscribers -----------------------------------------------------------------------------------
+
+export interface SubscriberListFilter {
+  email?: string;
+  name?: string;
+  subscriberId?: string;
+  page: number;
+  limit: number;
+}
+
+export interface SubscriberRepository {
+  create(subscriber: Subscriber): Promise<void>;
+  get(environmentId: string, id: string): Promise<Subscriber | undefined>;
+  /** By the external subscriberId; non-deleted only. */
+  findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined>;
+  findManyBySubscriberIds(environmentId: string, subscriberIds: string[]): Promise<Subscriber[]>;
+  /** Replaces the stored record; matched by environment and `_id`. */
+  save(subscriber: Subscriber): Promise<void>;
+  list(environmentId: string, filter: SubscriberListFilter): Promise<Page<Subscriber>>;
+  /** Every non-deleted subscriber id of the environment, in pages (for broadcast). */
+  listIds(environmentId: string, afterId: string | undefined, limit: number): Promise<Array<{ _id: string; subscriberId: string }>>;
+}
+
+// ---- messages --------------------------------------------------------------------------------------
+
+export interface MessageListFilter {
+  channel?: DeliveryChannel;
+  /** External subscriberId. */
+  subscriberId?: string;
+  transactionIds?: string[];
+  /** Exact, order-insensitive set match. */
+  contextKeys?: string[];
+  page: number;
+  limit: number;
+}
+
+export interface MessageRepository {
+  /**
+   * Inserts a message. A message for a job that already has one is not inserted again: returns the
+   * existing one (`created: false`), which makes step reruns idempotent.
+   */
+  create(message: Message): Promise<{ message: Message; created: boolean }>;
+  get(environmentId: string, id: string): Promise<Message | undefined>;
+  findByJobId(environmentId: string, jobId: string): Promise<Message | undefined>;
+  /** Newest first, non-deleted; always returns totalCount. */
+  list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>>;
+  /** The subscriber's non-deleted in-app messages among `ids`. */
+  findInAppForSubscriber(environmentId: string, subscriberInternalId: string, ids: string[]): Promise<Message[]>;
+  /** Applies a mark-as to the given ids; returns the updated messages in the order of `ids`. */
+  markAs(environmentId: string, ids: string[], markAs: MarkAs, at: string): Promise<Message[]>;
+  /** Replaces the stored record (status, deliveredAt, errorText, ...). */
+  save(message: Message): Promise<void>;
+  softDelete(environmentId: string, id: string, at: string): Promise<boolean>;
+}
+
+// ---- notification events, jobs, execution details -----------------------------------------------
+
+export interface NotificationListFilter {
+  channels?: string[];
+  templates?: string[];
+  emails?: string[];
+  search?: string;
+  /** External subscriberIds. */
+  subscriberIds?: string[];
+  severity?: string[];
+  transactionId?: string;
+  topicKey?: string;
+  subscriptionId?: string;
+  contextKeys?: string[];
+  /** ISO bounds on createdAt, exclusive. */
+  after?: string;
+  before?: string;
+  page: number;
+  limit: number;
+}
+
+export interface NotificationRepository {
+  /** Inserts the event (without jobs; jobs are stored separately). */
+  create(event: NotificationEvent): Promise<void>;
+  /** The event with its jobs and each job's execution details. */
+  get(environmentId: string, id: string): Promise<NotificationEvent | undefined>;
+  /** Newest first; `hasMore` from a limit+1 fetch; events with their jobs and details. */
+  list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>>;
+  /** Updates the mutable parts of an event (channels, updatedAt, digested id). */
+  save(event: NotificationEvent): Promise<void>;
+}
+
+/** A job as stored: the spec's Job plus the ids that place it. */
+export interface StoredJob extends Job {
+  _environmentId: string;
+  _organizationId: string;
+  _notificationId: string;
+  _subscriberId: string;
+  transactionId: string;
+  _templateId?: string;
+  stepIndex: number;
+  digestGroup?: string | null;
+  createdAt: string;
+}
+
+export interface JobRepository {
+  createMany(jobs: StoredJob[]): Promise<void>;
+  get(environmentId: string, id: string): Promise<StoredJob | undefined>;
+  listForNotification(environmentId: string, notificationId: string): Promise<StoredJob[]>;
+  /** Replaces the stored job (status, digest, document) but not its execution details. */
+  save(job: StoredJob): Promise<void>;
+  addExecutionDetail(
+    job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>,
+    detail: ExecutionDetail,
+  ): Promise<void>;
+}
+
+// ---- workflows -----------------------------------------------------------------------------------------
+
+export interface WorkflowListFilter {
+  /** Case-insensitive match on name or workflowId. */
+  query?: string;
+  offset: number;
+  limit: number;
+}
+
+export interface WorkflowRepository {
+  create(workflow: Workflow): Promise<void>;
+  /** By internal `_id` or by `workflowId` (the trigger identifier); non-deleted only. */
+  get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined>;
+  list(environmentId: string, filter: WorkflowListFilter): Promise<{ workflows: Workflow[]; totalCount: number }>;
+  save(workflow: Workflow): Promise<void>;
+}
+
+// ---- topics -----------------------------------------------------------------------------------------------
+
+export interface TopicRepository {
+  create(topic: Topic): Promise<void>;
+  getByKey(environmentId: string, key: string): Promise<Topic | undefined>;
+  list(environmentId: string, filter: { key?: string; name?: string; offset: number; limit: number }): Promise<{ topics: Topic[]; totalCount: number }>;
+  save(topic: Topic): Promise<void>;
+  delete(environmentId: string, topicId: string): Promise<void>;
+  /** Adds subscriptions; existing ones are kept and returned as they were. */
+  addSubscriptions(subscriptions: TopicSubscription[]): Promise<TopicSubscription[]>;
+  removeSubscriptions(environmentId: string, topicId: string, subscriberInternalIds: string[]): Promise<number>;
+  listSubscriptions(environmentId: string, topicId: string, filter: { afterId?: string; limit: number }): Promise<TopicSubscription[]>;
+}
+
+// ---- triggers (the durable record of an accepted trigger; see schema.ts TriggersTable) ------------------
+
+export interface TriggerRecord {
+  _id: string;
+  environmentId: string;
+  organizationId: string;
+  transactionId: string;
+  workflowId: string;
+  /** The accepted request: to, payload, overrides, actor, context, tenant, ... */
+  request: Record<string, unknown>;
+  state: 'accepted' | 'processed' | 'failed' | 'canceled';
+  error?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TriggerRepository {
+  /** Inserts unless the transactionId is already used in the environment; then returns the existing one. */
+  create(trigger: TriggerRecord): Promise<{ trigger: TriggerRecord; created: boolean }>;
+  get(environmentId: string, id: string): Promise<TriggerRecord | undefined>;
+  findByTransactionId(environmentId: string, transactionId: string): Promise<TriggerRecord | undefined>;
+  setState(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): Promise<void>;
+  /** Accepted triggers older than `before` (the recovery sweep re-enqueues them). */
+  listStale(before: string, limit: number): Promise<TriggerRecord[]>;
+}
+
+// ---- idempotency keys --------------------------------------------------------------------------------
+
+export interface IdempotencyRecord {
+  environmentId: string;
+  key: string;
+  method: string;
+  path: string;
+  bodyHash: string;
+  state: 'in_progress' | 'done';
+  responseStatus?: number;
+  responseBody?: string;
+  responseHeaders?: Record<string, string>;
+  expiresAt: string;
+}
+
+export interface IdempotencyStore {
+  /**
+   * Claims the key atomically. Returns `{ claimed: true }` for the first request, else the record that
+   * holds the key (in progress or done). Expired records are treated as absent.
+   */
+  claim(record: IdempotencyRecord, now: string): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }>;
+  complete(environmentId: string, key: string, response: { status: number; body: string; headers: Record<string, string> }): Promise<void>;
+  /** Drops an in-progress claim (the request failed before producing a storable answer). */
+  release(environmentId: string, key: string): Promise<void>;
+}
+
+// ---- rate limits ---------------------------------------------------------------------------------------
+
+export interface RateLimitStore {
+  /** Adds one hit to the counter of (environment, category, window) and returns the count after it. */
+  hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number>;
+}
+
+// ---- the store as a whole ----------------------------------------------------------------------------
+
+export interface Store {
+  tenancy: TenancyRepository;
+  integrations: IntegrationRepository;
+  subscribers: SubscriberRepository;
+  messages: MessageRepository;
+  notifications: NotificationRepository;
+  jobs: JobRepository;
+  workflows: WorkflowRepository;
+  topics: TopicRepository;
+  triggers: TriggerRepository;
+  /** Runs `work` in one database transaction, with a Store bound to it. */
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** Throws when the database cannot be reached (health check, 503 mapping). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

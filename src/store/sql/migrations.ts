@@ -1,0 +1,351 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/**
+ * Versioned migrations, written once with Kysely's schema builder so they run unchanged on SQLite and
+ * PostgreSQL. Append new migrations; never edit one that has shipped.
+ */
+const migrations: Record<string, Migration> = {
+  '0001_initial': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('organizations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('environments')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('integrations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('credentials_enc', 'text', (c) => c.notNull())
+        .addColumn('configurations', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('deleted_at', 'text')
+        .addColumn('deleted_by', 'text')
+        .addColumn('is_primary', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('conditions', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('integrations_identifier_unique')
+        .on('integrations')
+        .columns(['environment_id', 'identifier'])
+        .unique()
+        .where(sql.ref('deleted'), '=', 0)
+        .execute();
+      await db.schema.createIndex('integrations_env_channel').on('integrations').columns(['environment_id', 'channel']).execute();
+
+      await db.schema
+        .createTable('subscribers')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('first_name', 'text')
+        .addColumn('last_name', 'text')
+        .addColumn('email', 'text')
+        .addColumn('phone', 'text')
+        .addColumn('avatar', 'text')
+        .addColumn('locale', 'text')
+        .addColumn('timezone', 'text')
+        .addColumn('data', 'text')
+        .addColumn('channels', 'text', (c) => c.notNull())
+        .addColumn('topics', 'text', (c) => c.notNull())
+        .addColumn('is_online', 'integer')
+        .addColumn('last_online_at', 'text')
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('subscribers_subscriber_id_unique')
+        .on('subscribers')
+        .columns(['environment_id', 'subscriber_id'])
+        .unique()
+        .where(sql.ref('deleted'), '=', 0)
+        .execute();
+      await db.schema.createIndex('subscribers_env_email').on('subscribers').columns(['environment_id', 'email']).execute();
+      await db.schema.createIndex('subscribers_env_created').on('subscribers').columns(['environment_id', 'created_at', 'id']).execute();
+
+      await db.schema
+        .createTable('workflows')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('workflow_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('document', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('workflows_workflow_id_unique')
+        .on('workflows')
+        .columns(['environment_id', 'workflow_id'])
+        .unique()
+        .where(sql.ref('deleted'), '=', 0)
+        .execute();
+
+      await db.schema
+        .createTable('topics')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('topics_key_unique').on('topics').columns(['environment_id', 'key']).unique().execute();
+
+      await db.schema
+        .createTable('topic_subscriptions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('topic_id', 'text', (c) => c.notNull())
+        .addColumn('topic_key', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('external_subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('topic_subscriptions_unique')
+        .on('topic_subscriptions')
+        .columns(['topic_id', 'subscriber_id'])
+        .unique()
+        .execute();
+      await db.schema
+        .createIndex('topic_subscriptions_subscriber')
+        .on('topic_subscriptions')
+        .columns(['environment_id', 'subscriber_id'])
+        .execute();
+
+      await db.schema
+        .createTable('triggers')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('workflow_id', 'text', (c) => c.notNull())
+        .addColumn('request', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('triggers_transaction_unique')
+        .on('triggers')
+        .columns(['environment_id', 'transaction_id'])
+        .unique()
+        .execute();
+
+      await db.schema
+        .createTable('notifications')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('external_subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_email', 'text')
+        .addColumn('template_id', 'text')
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('digested_notification_id', 'text')
+        .addColumn('channels_mask', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('severity', 'text')
+        .addColumn('context_keys_norm', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('document', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('notifications_env_created').on('notifications').columns(['environment_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('notifications_env_transaction').on('notifications').columns(['environment_id', 'transaction_id']).execute();
+      await db.schema
+        .createIndex('notifications_env_subscriber')
+        .on('notifications')
+        .columns(['environment_id', 'external_subscriber_id', 'created_at'])
+        .execute();
+      await db.schema.createIndex('notifications_env_template').on('notifications').columns(['environment_id', 'template_id', 'created_at']).execute();
+      await db.schema.createIndex('notifications_env_email').on('notifications').columns(['environment_id', 'subscriber_email', 'created_at']).execute();
+      await db.schema.createIndex('notifications_env_context').on('notifications').columns(['environment_id', 'context_keys_norm', 'created_at']).execute();
+
+      await db.schema
+        .createTable('notification_topics')
+        .addColumn('notification_id', 'text', (c) => c.notNull())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('topic_id', 'text', (c) => c.notNull())
+        .addColumn('topic_key', 'text', (c) => c.notNull())
+        .addColumn('subscription_id', 'text')
+        .addPrimaryKeyConstraint('notification_topics_pk', ['notification_id', 'topic_id'])
+        .execute();
+      await db.schema.createIndex('notification_topics_key').on('notification_topics').columns(['environment_id', 'topic_key']).execute();
+      await db.schema
+        .createIndex('notification_topics_subscription')
+        .on('notification_topics')
+        .columns(['environment_id', 'subscription_id'])
+        .execute();
+
+      await db.schema
+        .createTable('jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('notification_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('template_id', 'text')
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('digest_group', 'text')
+        .addColumn('document', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('jobs_notification_step').on('jobs').columns(['notification_id', 'step_index']).unique().execute();
+      await db.schema.createIndex('jobs_env_transaction').on('jobs').columns(['environment_id', 'transaction_id']).execute();
+      await db.schema.createIndex('jobs_digest_group').on('jobs').columns(['digest_group', 'status']).execute();
+
+      await db.schema
+        .createTable('execution_details')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('job_id', 'text', (c) => c.notNull())
+        .addColumn('notification_id', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .addColumn('is_retry', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('is_test', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('provider_id', 'text')
+        .addColumn('raw', 'text')
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('execution_details_job').on('execution_details').columns(['job_id', 'created_at']).execute();
+      await db.schema.createIndex('execution_details_notification').on('execution_details').columns(['notification_id']).execute();
+
+      await db.schema
+        .createTable('messages')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('notification_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('external_subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('template_id', 'text')
+        .addColumn('job_id', 'text')
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('read', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('seen', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('context_keys_norm', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('document', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('messages_job_unique').on('messages').column('job_id').unique().execute();
+      await db.schema.createIndex('messages_env_created').on('messages').columns(['environment_id', 'deleted', 'created_at', 'id']).execute();
+      await db.schema
+        .createIndex('messages_env_subscriber')
+        .on('messages')
+        .columns(['environment_id', 'external_subscriber_id', 'deleted', 'created_at'])
+        .execute();
+      await db.schema
+        .createIndex('messages_env_channel')
+        .on('messages')
+        .columns(['environment_id', 'channel', 'deleted', 'created_at'])
+        .execute();
+      await db.schema.createIndex('messages_env_transaction').on('messages').columns(['environment_id', 'transaction_id']).execute();
+      await db.schema.createIndex('messages_env_context').on('messages').columns(['environment_id', 'context_keys_norm', 'created_at']).execute();
+      await db.schema.createIndex('messages_notification').on('messages').column('notification_id').execute();
+
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('body_hash', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('response_status', 'integer')
+        .addColumn('response_body', 'text')
+        .addColumn('response_headers', 'text')
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['environment_id', 'key'])
+        .execute();
+      await db.schema.createIndex('idempotency_keys_expires').on('idempotency_keys').column('expires_at').execute();
+
+      await db.schema
+        .createTable('rate_limit_counters')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('category', 'text', (c) => c.notNull())
+        .addColumn('window_start', 'text', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('rate_limit_counters_pk', ['environment_id', 'category', 'window_start'])
+        .execute();
+
+      await db.schema
+        .createTable('queue_jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('run_at', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('max_attempts', 'integer', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('locked_until', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('dedupe_key', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('queue_jobs_ready').on('queue_jobs').columns(['state', 'run_at']).execute();
+      await db.schema.createIndex('queue_jobs_dedupe').on('queue_jobs').column('dedupe_key').unique().execute();
+
+      await db.schema
+        .createTable('settings')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

@@ -1,0 +1,11 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { SqlStoreOptions } from './sql-store.js';
+
+/** Placeholder until the owning engineer implements NotificationRepository (see store/ports.ts). */
+export class SqlNotificationRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: SqlStoreOptions,
+  ) {}
+}

@@ -1,0 +1,284 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Kysely table types, valid on SQLite and PostgreSQL alike. Conventions that keep one set of queries
+ * working on both: ids are 24-hex text; timestamps are ISO 8601 UTC text (sortable as strings);
+ * booleans are integers 0/1; JSON documents are text. Mappers in the repositories convert to domain types.
+ */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface EnvironmentsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  environment_id: string;
+  /** sha256 hex of the secret key; the key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+}
+
+export interface IntegrationsTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  name: string;
+  identifier: string;
+  provider_id: string;
+  channel: string | null;
+  kind: string;
+  /** AES-256-GCM ciphertext of the credentials JSON (see store/secret-box.ts). */
+  credentials_enc: string;
+  configurations: string;
+  active: number;
+  deleted: number;
+  deleted_at: string | null;
+  deleted_by: string | null;
+  is_primary: number;
+  priority: number;
+  conditions: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SubscribersTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  avatar: string | null;
+  locale: string | null;
+  timezone: string | null;
+  data: string | null;
+  channels: string;
+  topics: string;
+  is_online: number | null;
+  last_online_at: string | null;
+  version: number;
+  deleted: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkflowsTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  /** The trigger identifier (`workflowId`, also the slug). Unique per environment among non-deleted. */
+  workflow_id: string;
+  name: string;
+  /** The whole workflow document as JSON (steps, controls, preferences, payload schema, ...). */
+  document: string;
+  active: number;
+  deleted: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TopicsTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  key: string;
+  name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TopicSubscriptionsTable {
+  id: string;
+  environment_id: string;
+  topic_id: string;
+  topic_key: string;
+  subscriber_id: string;
+  external_subscriber_id: string;
+  created_at: string;
+}
+
+export interface NotificationsTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  /** The external subscriberId, denormalised for the `subscriberIds` filter. */
+  external_subscriber_id: string;
+  /** The subscriber's email at trigger time, denormalised for the `emails` filter. */
+  subscriber_email: string | null;
+  template_id: string | null;
+  transaction_id: string;
+  digested_notification_id: string | null;
+  /** Bit set of STEP_TYPES (see store/sql/channel-mask.ts) for the `channels` filter. */
+  channels_mask: number;
+  severity: string | null;
+  /** normalizeContextKeys(contextKeys) for exact, order-insensitive matching. */
+  context_keys_norm: string;
+  /** The rest of the NotificationEvent document (subscriber, template, payload, controls, to, tags, topics, ...). */
+  document: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationTopicsTable {
+  notification_id: string;
+  environment_id: string;
+  topic_id: string;
+  topic_key: string;
+  subscription_id: string | null;
+}
+
+export interface JobsTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  notification_id: string;
+  subscriber_id: string;
+  transaction_id: string;
+  template_id: string | null;
+  step_index: number;
+  type: string;
+  status: string;
+  provider_id: string;
+  /** digest grouping: environment + subscriber + template + step + digestKey value. */
+  digest_group: string | null;
+  /** The Job document minus executionDetails (step, digest, payload, overrides, ...). */
+  document: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExecutionDetailsTable {
+  id: string;
+  environment_id: string;
+  job_id: string;
+  notification_id: string;
+  status: string;
+  detail: string;
+  is_retry: number;
+  is_test: number;
+  provider_id: string | null;
+  raw: string | null;
+  source: string;
+  created_at: string;
+}
+
+export interface MessagesTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  notification_id: string;
+  subscriber_id: string;
+  external_subscriber_id: string;
+  template_id: string | null;
+  /** The producing job; unique, so a rerun of a step can never create a second message. */
+  job_id: string | null;
+  transaction_id: string;
+  channel: string;
+  read: number;
+  seen: number;
+  status: string;
+  context_keys_norm: string;
+  deleted: number;
+  /** The rest of the Message document (content, cta, subject, payload, overrides, ...). */
+  document: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  environment_id: string;
+  key: string;
+  method: string;
+  path: string;
+  body_hash: string;
+  /** 'in_progress' until the first request finishes, then 'done'. */
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface RateLimitCountersTable {
+  environment_id: string;
+  category: string;
+  window_start: string;
+  count: number;
+}
+
+export interface QueueJobsTable {
+  id: string;
+  name: string;
+  payload: string;
+  /** ISO time the job may run from. */
+  run_at: string;
+  attempts: number;
+  max_attempts: number;
+  /** waiting | active | completed | failed */
+  state: string;
+  locked_until: string | null;
+  last_error: string | null;
+  /** An optional caller-chosen key: enqueuing the same key twice is a no-op. */
+  dedupe_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * One row per accepted trigger (per event of a bulk/broadcast call): written in the same transaction as
+ * its queue job, it deduplicates transactionIds and is the durable record that a 201 was given.
+ */
+export interface TriggersTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  transaction_id: string;
+  workflow_id: string;
+  /** The accepted request: to, payload, overrides, actor, context, ... as JSON. */
+  request: string;
+  /** accepted | processed | failed | canceled */
+  state: string;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  environments: EnvironmentsTable;
+  api_keys: ApiKeysTable;
+  integrations: IntegrationsTable;
+  subscribers: SubscribersTable;
+  workflows: WorkflowsTable;
+  topics: TopicsTable;
+  topic_subscriptions: TopicSubscriptionsTable;
+  notifications: NotificationsTable;
+  notification_topics: NotificationTopicsTable;
+  jobs: JobsTable;
+  execution_details: ExecutionDetailsTable;
+  messages: MessagesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_limit_counters: RateLimitCountersTable;
+  queue_jobs: QueueJobsTable;
+  triggers: TriggersTable;
+  settings: SettingsTable;
+}
+
+export type { Generated };

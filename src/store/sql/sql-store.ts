@@ -1,0 +1,65 @@
+import { sql, type Kysely } from 'kysely';
+import type { Store } from '../ports.js';
+import type { SecretBox } from '../secret-box.js';
+import type { Database } from './schema.js';
+import { SqlTenancyRepository } from './tenancy-repository.js';
+import { SqlIntegrationRepository } from './integration-repository.js';
+import { SqlSubscriberRepository } from './subscriber-repository.js';
+import { SqlMessageRepository } from './message-repository.js';
+import { SqlNotificationRepository } from './notification-repository.js';
+import { SqlJobRepository } from './job-repository.js';
+import { SqlWorkflowRepository } from './workflow-repository.js';
+import { SqlTopicRepository } from './topic-repository.js';
+import { SqlTriggerRepository } from './trigger-repository.js';
+
+export type SqlDialectName = 'sqlite' | 'postgres';
+
+export interface SqlStoreOptions {
+  dialect: SqlDialectName;
+  secretBox: SecretBox;
+}
+
+/**
+ * The Store over Kysely, identical for SQLite and PostgreSQL. A Store made inside `transaction()`
+ * shares the transaction; nested calls reuse it rather than opening savepoints.
+ */
+export class SqlStore implements Store {
+  readonly tenancy: SqlTenancyRepository;
+  readonly integrations: SqlIntegrationRepository;
+  readonly subscribers: SqlSubscriberRepository;
+  readonly messages: SqlMessageRepository;
+  readonly notifications: SqlNotificationRepository;
+  readonly jobs: SqlJobRepository;
+  readonly workflows: SqlWorkflowRepository;
+  readonly topics: SqlTopicRepository;
+  readonly triggers: SqlTriggerRepository;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly options: SqlStoreOptions,
+    private readonly inTransaction = false,
+  ) {
+    this.tenancy = new SqlTenancyRepository(db);
+    this.integrations = new SqlIntegrationRepository(db, options);
+    this.subscribers = new SqlSubscriberRepository(db, options);
+    this.messages = new SqlMessageRepository(db, options);
+    this.notifications = new SqlNotificationRepository(db, options);
+    this.jobs = new SqlJobRepository(db, options);
+    this.workflows = new SqlWorkflowRepository(db, options);
+    this.topics = new SqlTopicRepository(db, options);
+    this.triggers = new SqlTriggerRepository(db, options);
+  }
+
+  async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return work(this);
+    return this.db.transaction().execute((trx) => work(new SqlStore(trx, this.options, true)));
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    if (!this.inTransaction) await this.db.destroy();
+  }
+}

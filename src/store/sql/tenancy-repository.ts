@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Environment, Organization } from '../../domain/types.js';
+import type { ApiKeyRecord, TenancyRepository } from '../ports.js';
+import type { Database } from './schema.js';
+
+export class SqlTenancyRepository implements TenancyRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async createOrganization(org: Organization): Promise<void> {
+    await this.db.insertInto('organizations').values({ id: org._id, name: org.name, created_at: org.createdAt }).execute();
+  }
+
+  async createEnvironment(env: Environment): Promise<void> {
+    await this.db
+      .insertInto('environments')
+      .values({ id: env._id, organization_id: env._organizationId, name: env.name, created_at: env.createdAt })
+      .execute();
+  }
+
+  async listEnvironments(): Promise<Environment[]> {
+    const rows = await this.db.selectFrom('environments').selectAll().orderBy('created_at').orderBy('id').execute();
+    return rows.map(toEnvironment);
+  }
+
+  async getEnvironment(id: string): Promise<Environment | undefined> {
+    const row = await this.db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
+  async findEnvironmentByName(name: string): Promise<Environment | undefined> {
+    const row = await this.db.selectFrom('environments').selectAll().where('name', '=', name).orderBy('created_at').executeTakeFirst();
+    return row && toEnvironment(row);
+  }
+
+  async createApiKey(input: { id: string; environmentId: string; keyHash: string; createdAt: string }): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({ id: input.id, environment_id: input.environmentId, key_hash: input.keyHash, created_at: input.createdAt })
+      .execute();
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('environments', 'environments.id', 'api_keys.environment_id')
+      .select(['api_keys.id as id', 'api_keys.environment_id as environmentId', 'environments.organization_id as organizationId'])
+      .where('api_keys.key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return row;
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value;
+  }
+
+  async putSettingIfAbsent(key: string, value: string): Promise<string> {
+    await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    return (await this.getSetting(key)) as string;
+  }
+}
+
+function toEnvironment(row: Database['environments']): Environment {
+  return { _id: row.id, _organizationId: row.organization_id, name: row.name, createdAt: row.created_at };
+}

@@ -1,0 +1,34 @@
+import type { Clock } from '../domain/clock.js';
+import type { Config } from '../config.js';
+import type { IdempotencyStore, RateLimitStore, Store } from '../store/ports.js';
+import type { JobQueue } from '../queue/ports.js';
+import type { ProviderDirectory } from '../providers/ports.js';
+
+/**
+ * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
+ * `container.ts` builds one of these; each use-case takes the whole object and uses what it needs.
+ * Areas add their ports here (queue, providers, ...).
+ */
+export interface Deps {
+  config: Config;
+  clock: Clock;
+  store: Store;
+  idempotency: IdempotencyStore;
+  rateLimits: RateLimitStore;
+  /** HMAC secret for session tokens. */
+  sessionSecret: Uint8Array;
+  logger: Logger;
+  /** Delivery providers by id and channel. */
+  providers: ProviderDirectory;
+  /** The job queue between API and worker. */
+  queue: JobQueue;
+}
+
+/** The subset of pino's logger the core uses, so use-cases do not import pino. */
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
