@@ -16,6 +16,12 @@ import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
 import { SqlQueue } from './queue/sql-queue.js';
+import { BullMqQueue } from './queue/bullmq-queue.js';
+import type { JobQueue } from './queue/ports.js';
+import type { IdempotencyStore, RateLimitStore } from './store/ports.js';
+import { openRedis, waitUntilReady } from './store/redis/connection.js';
+import { RedisIdempotencyStore } from './store/redis/idempotency-store.js';
+import { RedisRateLimitStore } from './store/redis/rate-limit-store.js';
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -33,6 +39,11 @@ export interface ContainerOptions {
   logger?: Logger;
   /** Skip migrations (the scale-out API/worker expects `herald migrate` to have run; embedded migrates). */
   migrate?: boolean;
+  /**
+   * Prefix of every Redis key (BullMQ queue, idempotency keys, rate-limit counters) when `redisUrl`
+   * is set, so several Herald instances (or test files) can share one Redis. Default `herald`.
+   */
+  redisPrefix?: string;
 }
 
 /** The master key: from config, else generated once into the data directory with mode 0600. */
@@ -62,19 +73,22 @@ export async function createContainer(config: Config, options: ContainerOptions 
   if (options.migrate ?? true) await migrateToLatest(db);
 
   const store = new SqlStore(db, { dialect, secretBox });
-  const queue = new SqlQueue(db, {
-    clock,
-    logger,
-    pollIntervalMs: config.worker.pollIntervalMs,
-    defaultAttempts: config.worker.jobAttempts,
-    backoffMs: config.worker.backoffMs,
-  });
+  const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;
+  const queue: JobQueue =
+    remote?.queue ??
+    new SqlQueue(db, {
+      clock,
+      logger,
+      pollIntervalMs: config.worker.pollIntervalMs,
+      defaultAttempts: config.worker.jobAttempts,
+      backoffMs: config.worker.backoffMs,
+    });
   const deps: Deps = {
     config,
     clock,
     store,
-    idempotency: new SqlIdempotencyStore(db),
-    rateLimits: new SqlRateLimitStore(db, dialect),
+    idempotency: remote?.idempotency ?? new SqlIdempotencyStore(db),
+    rateLimits: remote?.rateLimits ?? new SqlRateLimitStore(db, dialect),
     sessionSecret: secretBox.sessionSecret,
     logger,
     providers: createProviderDirectory(config),
@@ -86,7 +100,33 @@ export async function createContainer(config: Config, options: ContainerOptions 
     secretBox,
     async close() {
       await queue.close();
+      remote?.redis.disconnect();
       await db.destroy();
     },
   };
+}
+
+/**
+ * Scale-out mode: BullMQ for jobs, Redis for idempotency keys and rate-limit counters, all over one
+ * fail-fast command connection (workers open their own blocking one when they start consuming).
+ */
+async function openRemoteServices(config: Config, redisUrl: string, logger: Logger, prefix: string) {
+  const redis = openRedis(redisUrl, 'command');
+  try {
+    await waitUntilReady(redis);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  const queue = new BullMqQueue({
+    redisUrl,
+    prefix,
+    logger,
+    connection: redis,
+    defaultAttempts: config.worker.jobAttempts,
+    backoffMs: config.worker.backoffMs,
+  });
+  const idempotency: IdempotencyStore = new RedisIdempotencyStore(redis, prefix);
+  const rateLimits: RateLimitStore = new RedisRateLimitStore(redis, prefix);
+  return { redis, queue, idempotency, rateLimits };
 }

@@ -69,6 +69,7 @@ export function computeDigestWindow(
 ): DigestWindow | { error: string } {
   const { nowMs } = input;
   if (!Number.isFinite(nowMs)) return { error: 'nowMs must be a finite number' };
+  if (!metadata || typeof metadata !== 'object') return { error: 'Digest step has no digest settings' };
   const isBackoff = metadata.type === 'backoff' || (metadata.type === 'regular' && metadata.backoff === true);
   if (isBackoff) return backoffWindow(metadata, input);
   if (metadata.type === 'regular') {

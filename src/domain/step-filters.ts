@@ -64,11 +64,13 @@ interface ChildResult {
 }
 
 function evaluateChild(child: FieldFilterPart, sources: FilterSources): ChildResult {
-  const text = `Filter ${child.on}.${child.field} ${child.operator} ${child.value}`;
+  // Stored filters come from JSON: tolerate a number or an array where the type says string.
+  const value = typeof child.value === 'string' ? child.value : toComparableString(child.value ?? '');
+  const text = `Filter ${child.on}.${child.field} ${child.operator} ${value}`;
   const source = sourceOf(child.on, sources);
   if (!source) return { passed: false, text, why: `unknown filter source "${String(child.on)}"` };
-  const actual = resolveFieldValue(source, child.field, child.on);
-  const outcome = applyOperator(child.operator, actual, child.value ?? '');
+  const actual = resolveFieldValue(source, String(child.field ?? ''), child.on);
+  const outcome = applyOperator(child.operator, actual, value);
   if (typeof outcome === 'string') return { passed: false, text, why: outcome };
   return { passed: outcome, text, why: outcome ? undefined : describeActual(actual) };
 }

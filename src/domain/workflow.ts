@@ -52,6 +52,10 @@ export interface Workflow {
   origin: 'novu-cloud' | 'novu-cloud-v1' | 'external';
   _creatorId: string;
   deleted: boolean;
+  /** Set by the soft delete. */
+  deletedAt?: string;
+  /** The caller's actor id at the soft delete. */
+  deletedBy?: string;
   createdAt: string;
   updatedAt: string;
 }

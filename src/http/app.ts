@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -15,7 +15,7 @@ import { messagesRoutes } from './routes/messages.js';
 import { notificationsRoutes } from './routes/notifications.js';
 
 export interface BuildAppOptions {
-  /** A pino logger instance (or options); `false` silences request logs (tests). */
+  /** A pino logger instance (or pino options); `false` silences request logs (tests). */
   logger?: boolean | object;
   /** Extra route plugins registered after the core ones (the workflow engine's routes). */
   extraRoutes?: Array<(app: FastifyInstance, deps: Deps) => Promise<void>>;
@@ -27,8 +27,8 @@ export interface BuildAppOptions {
  */
 export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
-    disableRequestLogging: true,
+    ...loggerOptions(options.logger),
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: false,
     ajv: {
@@ -61,6 +61,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
       },
       security: [{ ApiKey: [] }, { Session: [] }],
     },
+    // Public routes (/health) need no key: an empty security list says so in the document.
+    transform: ({ schema, url, route }) => ({
+      schema: route.config?.public ? ({ ...schema, security: [] } as typeof schema) : schema,
+      url,
+    }),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -79,4 +84,10 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   await app.ready();
   return app;
+}
+
+/** Fastify 5 takes a ready logger as `loggerInstance` and options as `logger`; callers pass either. */
+function loggerOptions(logger: BuildAppOptions['logger']): { logger: boolean | object } | { loggerInstance: FastifyBaseLogger } {
+  const isInstance = typeof logger === 'object' && logger !== null && typeof (logger as { child?: unknown }).child === 'function';
+  return isInstance ? { loggerInstance: logger as FastifyBaseLogger } : { logger: logger ?? false };
 }

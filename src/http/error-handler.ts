@@ -62,13 +62,20 @@ export function validationMessages(error: FastifyError): string[] {
   });
 }
 
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003']);
+/** SQLite: locked past busy_timeout, disk trouble, file gone. */
+const UNAVAILABLE_SQLITE_CODE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)/;
+/** Postgres/Redis connections lost; a Kysely or better-sqlite3 handle closed under the app. */
+const UNAVAILABLE_MESSAGE =
+  /Connection is closed|Connection terminated|connect ECONNREFUSED|driver has already been destroyed|database connection is not open|Cannot use a pool after calling end/i;
+
 /** Errors that look like a lost database or queue connection become 503, not 500. */
 function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
+  const code = (error as { code?: unknown })?.code;
   return (
     error instanceof UnavailableError ||
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003'].includes(code ?? '') ||
-    /Connection is closed|Connection terminated|connect ECONNREFUSED/i.test((error as Error)?.message ?? '')
+    (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLITE_CODE.test(code))) ||
+    UNAVAILABLE_MESSAGE.test((error as Error)?.message ?? '')
   );
 }
 

@@ -2,19 +2,18 @@ import type { Config } from '../config.js';
 import type { DeliveryChannel } from '../domain/types.js';
 import type { ProviderDirectory } from './ports.js';
 import { getDeliveryProvider } from './registry.js';
-import { createOutboundFetch } from './outbound.js';
+import { createProviderContext } from './outbound.js';
 
 /** The ProviderDirectory over the registry, with the outbound guard configured from config. */
 export function createProviderDirectory(config: Config): ProviderDirectory {
   return {
     get: (providerId: string, channel: DeliveryChannel) =>
       channel === 'in_app' ? undefined : getDeliveryProvider(providerId, channel),
-    context: (options = {}) => {
-      const timeoutMs = options.timeoutMs ?? config.outbound.timeoutMs;
-      return {
-        fetch: createOutboundFetch({ timeoutMs, userAgent: config.outbound.userAgent, allow: config.outbound.allow }),
-        timeoutMs,
-      };
-    },
+    context: (options = {}) =>
+      createProviderContext({
+        timeoutMs: options.timeoutMs ?? config.outbound.timeoutMs,
+        userAgent: config.outbound.userAgent,
+        allow: config.outbound.allow,
+      }),
   };
 }

@@ -12,6 +12,7 @@ import type {
   MarkAs,
   Topic,
   TopicSubscription,
+  JobStatus,
 } from '../domain/types.js';
 import type { Workflow } from '../domain/workflow.js';
 
@@ -77,6 +78,13 @@ export interface SubscriberRepository {
   list(environmentId: string, filter: SubscriberListFilter): Promise<Page<Subscriber>>;
   /** Every non-deleted subscriber id of the environment, in pages (for broadcast). */
   listIds(environmentId: string, afterId: string | undefined, limit: number): Promise<Array<{ _id: string; subscriberId: string }>>;
+  /** By internal ids, deleted ones included (a message or event keeps showing who it was for). */
+  getMany(environmentId: string, ids: string[]): Promise<Subscriber[]>;
+  /**
+   * Soft-deletes the subscriber (its subscriberId becomes free for a new one) and drops its topic
+   * subscriptions so topic triggers stop reaching it. False when there was no such non-deleted subscriber.
+   */
+  delete(environmentId: string, id: string, at: string): Promise<boolean>;
 }
 
 // ---- messages --------------------------------------------------------------------------------------
@@ -88,6 +96,9 @@ export interface MessageListFilter {
   transactionIds?: string[];
   /** Exact, order-insensitive set match. */
   contextKeys?: string[];
+  /** The inbox feed's filters (in-app read/seen flags). */
+  read?: boolean;
+  seen?: boolean;
   page: number;
   limit: number;
 }
@@ -197,6 +208,9 @@ export interface TopicRepository {
   addSubscriptions(subscriptions: TopicSubscription[]): Promise<TopicSubscription[]>;
   removeSubscriptions(environmentId: string, topicId: string, subscriberInternalIds: string[]): Promise<number>;
   listSubscriptions(environmentId: string, topicId: string, filter: { afterId?: string; limit: number }): Promise<TopicSubscription[]>;
+  /** The topic's subscriptions of the given subscribers (internal ids), in id order. */
+  findSubscriptions(environmentId: string, topicId: string, subscriberInternalIds: string[]): Promise<TopicSubscription[]>;
+  countSubscriptions(environmentId: string, topicId: string): Promise<number>;
 }
 
 // ---- triggers (the durable record of an accepted trigger; see schema.ts TriggersTable) ------------------
@@ -223,6 +237,22 @@ export interface TriggerRepository {
   setState(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): Promise<void>;
   /** Accepted triggers older than `before` (the recovery sweep re-enqueues them). */
   listStale(before: string, limit: number): Promise<TriggerRecord[]>;
+  /**
+   * The engine's reads across the jobs table (owned with the triggers): jobs sharing a `digestGroup`
+   * (digest and throttle steps) in the given statuses, oldest first.
+   */
+  listJobsInGroup(environmentId: string, digestGroup: string, statuses: JobStatus[]): Promise<JobRef[]>;
+  /** Jobs of a transaction in the given statuses (cancel). */
+  listJobsOfTransaction(environmentId: string, transactionId: string, statuses: JobStatus[]): Promise<JobRef[]>;
+}
+
+/** A job's identity and timing, without its document. */
+export interface JobRef {
+  _id: string;
+  _notificationId: string;
+  status: JobStatus;
+  createdAt: string;
+  updatedAt: string;
 }
 
 // ---- idempotency keys --------------------------------------------------------------------------------

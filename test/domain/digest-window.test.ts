@@ -46,6 +46,11 @@ describe('computeDigestWindow: regular', () => {
     });
     expect(computeDigestWindow({ type: 'regular', amount: 1 }, { nowMs: now })).toHaveProperty('error');
   });
+  it('reports missing metadata', () => {
+    expect(computeDigestWindow(undefined as unknown as DigestMetadata, { nowMs: now })).toEqual({
+      error: 'Digest step has no digest settings',
+    });
+  });
   it('reports an unknown type', () => {
     expect(computeDigestWindow({ type: 'weekly' } as unknown as DigestMetadata, { nowMs: now })).toEqual({
       error: 'Unknown digest type "weekly"',

@@ -119,6 +119,12 @@ describe('evaluateStepFilters: fields and sources', () => {
     }
   });
 
+  it('tolerates a non-string filter value from stored JSON', () => {
+    expect(passes(child('amount', 'LARGER', 100 as unknown as string))).toBe(true);
+    expect(passes(child('tags', 'ANY_IN', ['beta', 'x'] as unknown as string))).toBe(true);
+    expect(passes(child('amount', 'EQUAL', undefined as unknown as string))).toBe(false);
+  });
+
   it('never follows the prototype chain', () => {
     expect(passes(child('constructor', 'LIKE', 'function'))).toBe(false);
     expect(valueAtPath({ a: {} }, 'a.toString')).toBeUndefined();

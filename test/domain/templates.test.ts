@@ -130,6 +130,16 @@ describe('createTemplateRenderer: renderControls', () => {
     expect(controls.subject).toBe('Order {{ payload.orderId }}');
   });
 
+  it('keeps assignments inside the control that makes them, and leaves the context untouched', async () => {
+    const shared: TemplateContext = { payload: { a: 1 }, subscriber: {} };
+    const rendered = await renderer.renderControls(
+      { first: '{% assign payload = "replaced" %}{% assign y = 2 %}{{ payload }}', second: '{{ payload.a }}[{{ y }}]' },
+      shared,
+    );
+    expect(rendered).toEqual({ first: 'replaced', second: '1[]' });
+    expect(shared).toEqual({ payload: { a: 1 }, subscriber: {} });
+  });
+
   it('names the failing control in the error', async () => {
     const controls = { cta: { action: { buttons: [{ content: 'ok' }, { content: '{{ payload.orderId | shout }}' }] } } };
     await expect(renderer.renderControls(controls, context)).rejects.toThrow(

@@ -10,6 +10,7 @@ import { createApiKey } from '../../src/usecases/auth/api-keys.js';
 import { createSessionToken } from '../../src/usecases/auth/session-tokens.js';
 import { bootstrapTenancy } from '../../src/usecases/tenancy/bootstrap-tenancy.js';
 import type { Deps } from '../../src/usecases/deps.js';
+import { scaleoutResourcesFor, releaseScaleoutResources } from './databases.js';
 
 /**
  * A real Herald on 127.0.0.1 with a fresh data directory: tests talk to it over real HTTP.
@@ -62,8 +63,13 @@ export interface TestServerOptions {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
-  const config = loadConfig({ HERALD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...(options.env ?? {}) }, options.config);
-  const container = await createContainer(config, { clock: options.clock });
+  // HERALD_TEST_MODE=scaleout: the same server over a fresh PostgreSQL schema and Redis prefix (see databases.ts).
+  const scaleout = await scaleoutResourcesFor(dataDir, options.env ?? {});
+  const config = loadConfig(
+    { HERALD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...(scaleout?.env ?? {}), ...(options.env ?? {}) },
+    options.config,
+  );
+  const container = await createContainer(config, { clock: options.clock, redisPrefix: scaleout?.redisPrefix });
   const { deps } = container;
   await bootstrapTenancy(deps);
   const devKey = (await createApiKey(deps, { environmentName: 'development' })).secretKey;
@@ -104,6 +110,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await app.close();
       await container.close();
       if (!closeOptions.keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!closeOptions.keepData) await releaseScaleoutResources(dataDir);
     },
   };
 }

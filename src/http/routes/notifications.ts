@@ -1,5 +1,42 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
+import { callerOf } from '../auth.js';
+import { DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
+import { ListNotificationsQuery, NotificationEventSchema, NotificationParams } from '../schemas/notification.js';
+import { getNotification } from '../../usecases/notifications/get-notification.js';
+import { listNotifications } from '../../usecases/notifications/list-notifications.js';
 
-/** Placeholder: the owning engineer registers the notifications routes here. */
-export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async () => {};
+const tags = ['Notifications'];
+
+export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    '/v1/notifications',
+    {
+      schema: {
+        tags,
+        summary: 'List notification events, newest first',
+        querystring: ListNotificationsQuery,
+        headers: IdempotencyHeaders,
+        response: { 200: PageEnvelope(NotificationEventSchema), ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { page = 0, limit = 10, ...filter } = request.query;
+      return listNotifications(deps, { caller: callerOf(request), ...filter, page, limit });
+    },
+  );
+
+  app.get(
+    '/v1/notifications/:notificationId',
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve a notification event with its jobs and execution details',
+        params: NotificationParams,
+        headers: IdempotencyHeaders,
+        response: { 200: DataEnvelope(NotificationEventSchema), ...commonErrorResponses },
+      },
+    },
+    async (request) => ({ data: await getNotification(deps, { caller: callerOf(request), notificationId: request.params.notificationId }) }),
+  );
+};

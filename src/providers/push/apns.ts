@@ -6,6 +6,7 @@ import { providerErrorFromStatus, toProviderError } from '../outbound.js';
 import { ProviderError, type ChannelProvider, type PushMessage } from '../ports.js';
 import { parseJson } from '../vendor-http.js';
 import {
+  mapWithConcurrency,
   normalizePem,
   requireTargets,
   settleTokenOutcomes,
@@ -21,6 +22,8 @@ import {
  * sandbox; `baseUrl` overrides both (tests use cleartext h2c on 127.0.0.1).
  */
 const ID = 'apns';
+/** Per-token requests in flight at once. */
+const PARALLEL_REQUESTS = 10;
 const VENDOR = 'APNs';
 /** Apple refuses tokens refreshed more than once per 20 minutes and expires them after an hour. */
 const TOKEN_REUSE_MS = 50 * 60_000;
@@ -147,7 +150,7 @@ export const apnsProvider: ChannelProvider<'push'> = {
       }
     };
     try {
-      return settleTokenOutcomes(await Promise.all(tokens.map(sendOne)));
+      return settleTokenOutcomes(await mapWithConcurrency(tokens, PARALLEL_REQUESTS, sendOne));
     } finally {
       session.close();
     }

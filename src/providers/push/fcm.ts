@@ -5,6 +5,7 @@ import { providerErrorFromStatus } from '../outbound.js';
 import { ProviderError, type ChannelProvider, type ProviderContext } from '../ports.js';
 import { callVendor, jsonHeaders, parseJson } from '../vendor-http.js';
 import {
+  mapWithConcurrency,
   normalizePem,
   requireTargets,
   settleTokenOutcomes,
@@ -20,6 +21,8 @@ import {
  * before it expires); then one POST /v1/projects/{project_id}/messages:send per device token.
  */
 const ID = 'fcm';
+/** Per-token requests in flight at once. */
+const PARALLEL_REQUESTS = 10;
 const VENDOR = 'FCM';
 const DEFAULT_BASE_URL = 'https://fcm.googleapis.com';
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -134,7 +137,7 @@ export const fcmProvider: ChannelProvider<'push'> = {
         throw error;
       }
     };
-    return settleTokenOutcomes(await Promise.all(tokens.map(sendOne)));
+    return settleTokenOutcomes(await mapWithConcurrency(tokens, PARALLEL_REQUESTS, sendOne));
   },
   /** Exchanging the service account's JWT for an access token proves the key and the account. */
   async check(credentials, ctx) {

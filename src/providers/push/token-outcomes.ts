@@ -55,3 +55,18 @@ export function stringValues(payload: Record<string, unknown>): Record<string, s
 export function normalizePem(pem: string): string {
   return pem.replace(/\\n/g, '\n');
 }
+
+/** Per-token requests in parallel, but never more than `limit` at once; results keep the input order. */
+export async function mapWithConcurrency<T, R>(items: T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await map(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

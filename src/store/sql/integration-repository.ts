@@ -115,6 +115,7 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       name: row.name,
       identifier: row.identifier,
       providerId: row.provider_id,
+      ...(row.channel ? { channel: row.channel as DeliveryChannel } : {}),
       kind: row.kind as IntegrationKind,
       credentials: this.options.secretBox.decryptJson<Credentials>(row.credentials_enc),
       configurations: fromJson<IntegrationConfigurations>(row.configurations, {}),
@@ -126,7 +127,6 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
-    if (row.channel) integration.channel = row.channel as DeliveryChannel;
     if (row.deleted_at) integration.deletedAt = row.deleted_at;
     if (row.deleted_by) integration.deletedBy = row.deleted_by;
     return integration;

@@ -1,11 +1,205 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { ExecutionDetail, Job } from '../../domain/types.js';
+import type { JobRepository, StoredJob } from '../ports.js';
+import { fromFlag, fromJson, toFlag, toJson } from './json.js';
+import type { Database, ExecutionDetailsTable, JobsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { chunks } from './subscriber-repository.js';
 
-/** Placeholder until the owning engineer implements JobRepository (see store/ports.ts). */
-export class SqlJobRepository {
+type JobRow = Selectable<JobsTable>;
+type DetailRow = Selectable<ExecutionDetailsTable>;
+
+/** Rows per multi-row INSERT: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const INSERT_BATCH = 200;
+
+export class SqlJobRepository implements JobRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
   ) {}
+
+  async createMany(jobs: StoredJob[]): Promise<void> {
+    for (const batch of chunks(jobs, INSERT_BATCH)) {
+      await this.db.insertInto('jobs').values(batch.map(toJobRow)).execute();
+      const details = batch.flatMap((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
+      for (const detailBatch of chunks(details, INSERT_BATCH)) {
+        await this.db.insertInto('execution_details').values(detailBatch).execute();
+      }
+    }
+  }
+
+  async get(environmentId: string, id: string): Promise<StoredJob | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const details = await this.db
+      .selectFrom('execution_details')
+      .selectAll()
+      .where('job_id', '=', id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return toStoredJob(row, details.map(toExecutionDetail));
+  }
+
+  async listForNotification(environmentId: string, notificationId: string): Promise<StoredJob[]> {
+    return (await loadJobsWithDetails(this.db, environmentId, [notificationId])).get(notificationId) ?? [];
+  }
+
+  async save(job: StoredJob): Promise<void> {
+    const { id: _id, environment_id: _env, notification_id: _n, created_at: _c, ...changes } = toJobRow(job);
+    await this.db
+      .updateTable('jobs')
+      .set(changes)
+      .where('environment_id', '=', job._environmentId)
+      .where('id', '=', job._id)
+      .execute();
+  }
+
+  async addExecutionDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void> {
+    await this.db.insertInto('execution_details').values(toDetailRow(job, detail)).execute();
+  }
+}
+
+/**
+ * The jobs of several events with each job's execution details, in two queries whatever the number of
+ * events (a list page never costs one query per event). Jobs in step order, details oldest first.
+ */
+export async function loadJobsWithDetails(
+  db: Kysely<Database>,
+  environmentId: string,
+  notificationIds: string[],
+): Promise<Map<string, StoredJob[]>> {
+  const byNotification = new Map<string, StoredJob[]>();
+  if (notificationIds.length === 0) return byNotification;
+  const jobRows: JobRow[] = [];
+  const detailRows: DetailRow[] = [];
+  for (const chunk of chunks([...new Set(notificationIds)], 500)) {
+    jobRows.push(
+      ...(await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('notification_id', 'in', chunk)
+        .orderBy('notification_id')
+        .orderBy('step_index')
+        .execute()),
+    );
+    detailRows.push(
+      ...(await db
+        .selectFrom('execution_details')
+        .selectAll()
+        .where('notification_id', 'in', chunk)
+        .where('environment_id', '=', environmentId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  const detailsByJob = new Map<string, ExecutionDetail[]>();
+  for (const row of detailRows) {
+    const list = detailsByJob.get(row.job_id) ?? [];
+    list.push(toExecutionDetail(row));
+    detailsByJob.set(row.job_id, list);
+  }
+  for (const row of jobRows) {
+    const list = byNotification.get(row.notification_id) ?? [];
+    list.push(toStoredJob(row, detailsByJob.get(row.id) ?? []));
+    byNotification.set(row.notification_id, list);
+  }
+  return byNotification;
+}
+
+/** The parts of a job kept in its JSON document: everything the columns do not hold. */
+type JobDocument = Pick<Job, 'digest' | 'step' | 'overrides' | 'payload' | 'scheduleExtensionsCount'>;
+
+function toJobRow(job: StoredJob): JobRow {
+  const document: JobDocument = {
+    step: job.step,
+    digest: job.digest,
+    overrides: job.overrides,
+    payload: job.payload,
+    scheduleExtensionsCount: job.scheduleExtensionsCount,
+  };
+  return {
+    id: job._id,
+    environment_id: job._environmentId,
+    organization_id: job._organizationId,
+    notification_id: job._notificationId,
+    subscriber_id: job._subscriberId,
+    transaction_id: job.transactionId,
+    template_id: job._templateId ?? null,
+    step_index: job.stepIndex,
+    type: job.type,
+    status: job.status,
+    provider_id: job.providerId,
+    digest_group: job.digestGroup ?? null,
+    document: toJson(document),
+    created_at: job.createdAt,
+    updated_at: job.updatedAt ?? job.createdAt,
+  };
+}
+
+function toStoredJob(row: JobRow, executionDetails: ExecutionDetail[]): StoredJob {
+  const document = fromJson<JobDocument>(row.document, { step: { _id: '', active: true, filters: [], _templateId: '' } });
+  const job: StoredJob = {
+    _id: row.id,
+    _environmentId: row.environment_id,
+    _organizationId: row.organization_id,
+    _notificationId: row.notification_id,
+    _subscriberId: row.subscriber_id,
+    transactionId: row.transaction_id,
+    stepIndex: Number(row.step_index),
+    digestGroup: row.digest_group,
+    type: row.type as StoredJob['type'],
+    status: row.status as StoredJob['status'],
+    providerId: row.provider_id,
+    step: document.step,
+    executionDetails,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.template_id !== null) job._templateId = row.template_id;
+  if (document.digest !== undefined) job.digest = document.digest;
+  if (document.overrides !== undefined) job.overrides = document.overrides;
+  if (document.payload !== undefined) job.payload = document.payload;
+  if (document.scheduleExtensionsCount !== undefined) job.scheduleExtensionsCount = document.scheduleExtensionsCount;
+  return job;
+}
+
+function toDetailRow(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): DetailRow {
+  return {
+    id: detail._id,
+    environment_id: job._environmentId,
+    job_id: job._id,
+    notification_id: job._notificationId,
+    status: detail.status,
+    detail: detail.detail,
+    is_retry: toFlag(detail.isRetry),
+    is_test: toFlag(detail.isTest),
+    provider_id: detail.providerId ?? null,
+    raw: detail.raw ?? null,
+    source: detail.source,
+    // created_at is NOT NULL and orders the details; a detail without one is stamped by its id's time.
+    created_at: detail.createdAt ?? new Date(parseInt(detail._id.slice(0, 8), 16) * 1000).toISOString(),
+  };
+}
+
+function toExecutionDetail(row: DetailRow): ExecutionDetail {
+  const detail: ExecutionDetail = {
+    _id: row.id,
+    createdAt: row.created_at,
+    status: row.status as ExecutionDetail['status'],
+    detail: row.detail,
+    isRetry: fromFlag(row.is_retry),
+    isTest: fromFlag(row.is_test),
+    raw: row.raw,
+    source: row.source as ExecutionDetail['source'],
+  };
+  if (row.provider_id !== null) detail.providerId = row.provider_id;
+  return detail;
 }

@@ -1,11 +1,221 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { normalizeContextKeys } from '../../domain/context-keys.js';
+import type { NotificationEvent, Page } from '../../domain/types.js';
+import type { NotificationListFilter, NotificationRepository } from '../ports.js';
+import { channelsToMask } from './channel-mask.js';
+import { loadJobsWithDetails } from './job-repository.js';
+import { fromJson, toJson } from './json.js';
+import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { containsPattern } from './subscriber-repository.js';
 
-/** Placeholder until the owning engineer implements NotificationRepository (see store/ports.ts). */
-export class SqlNotificationRepository {
+type NotificationRow = Selectable<NotificationsTable>;
+
+/** Event fields held in columns (or, for jobs, in their own table); the rest is the JSON document. */
+const COLUMN_FIELDS = [
+  '_id', '_environmentId', '_organizationId', '_subscriberId', '_templateId', '_digestedNotificationId',
+  'transactionId', 'createdAt', 'updatedAt', 'jobs',
+] as const;
+
+export class SqlNotificationRepository implements NotificationRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
   ) {}
+
+  async create(event: NotificationEvent): Promise<void> {
+    const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
+    await this.db
+      .insertInto('notifications')
+      .values(toRow(event, subscriber.subscriberId, subscriber.email ?? null))
+      .execute();
+    await this.insertTopics(event);
+  }
+
+  async get(environmentId: string, id: string): Promise<NotificationEvent | undefined> {
+    const row = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const jobs = await loadJobsWithDetails(this.db, environmentId, [id]);
+    return { ...toEvent(row), jobs: jobs.get(id) ?? [] };
+  }
+
+  async list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>> {
+    const rows = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where((eb) => listConditions(eb, environmentId, filter))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1)
+      .offset(filter.page * filter.limit)
+      .execute();
+    const pageRows = rows.slice(0, filter.limit);
+    const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id));
+    return {
+      data: pageRows.map((row) => ({ ...toEvent(row), jobs: jobs.get(row.id) ?? [] })),
+      page: filter.page,
+      pageSize: filter.limit,
+      hasMore: rows.length > filter.limit,
+    };
+  }
+
+  async save(event: NotificationEvent): Promise<void> {
+    const existing = await this.db
+      .selectFrom('notifications')
+      .select(['external_subscriber_id', 'subscriber_email'])
+      .where('environment_id', '=', event._environmentId)
+      .where('id', '=', event._id)
+      .executeTakeFirst();
+    if (!existing) return;
+    const row = toRow(event, event.subscriber?.subscriberId ?? existing.external_subscriber_id, event.subscriber?.email ?? existing.subscriber_email);
+    const { id: _id, environment_id: _env, organization_id: _org, created_at: _created, ...changes } = row;
+    await this.db.updateTable('notifications').set(changes).where('environment_id', '=', event._environmentId).where('id', '=', event._id).execute();
+    await this.db.deleteFrom('notification_topics').where('environment_id', '=', event._environmentId).where('notification_id', '=', event._id).execute();
+    await this.insertTopics(event);
+  }
+
+  private async subscriberSummary(event: NotificationEvent): Promise<{ subscriberId: string; email?: string | null }> {
+    const row = await this.db
+      .selectFrom('subscribers')
+      .select(['subscriber_id', 'email'])
+      .where('environment_id', '=', event._environmentId)
+      .where('id', '=', event._subscriberId)
+      .executeTakeFirst();
+    if (!row) throw new Error(`notification ${event._id}: subscriber ${event._subscriberId} does not exist`);
+    return { subscriberId: row.subscriber_id, email: row.email };
+  }
+
+  /** One row per topic the event went through, with the subscriber's subscription to it (for `subscriptionId`). */
+  private async insertTopics(event: NotificationEvent): Promise<void> {
+    const topics = event.topics ?? [];
+    if (topics.length === 0) return;
+    const subscriptions = await this.db
+      .selectFrom('topic_subscriptions')
+      .select(['id', 'topic_id'])
+      .where('environment_id', '=', event._environmentId)
+      .where('subscriber_id', '=', event._subscriberId)
+      .where('topic_id', 'in', topics.map((topic) => topic._topicId))
+      .execute();
+    const subscriptionByTopic = new Map(subscriptions.map((s) => [s.topic_id, s.id]));
+    const unique = [...new Map(topics.map((topic) => [topic._topicId, topic])).values()];
+    await this.db
+      .insertInto('notification_topics')
+      .values(
+        unique.map((topic) => ({
+          notification_id: event._id,
+          environment_id: event._environmentId,
+          topic_id: topic._topicId,
+          topic_key: topic.topicKey,
+          subscription_id: subscriptionByTopic.get(topic._topicId) ?? null,
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * The WHERE of the event list. Every filter narrows the environment's rows; list filters are any-of,
+ * and the filters combine with AND. Sub-selects keep topic and name matching off the hot columns.
+ */
+function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, environmentId: string, filter: NotificationListFilter) {
+  const conditions: Expression<SqlBool>[] = [eb('notifications.environment_id', '=', environmentId)];
+  if (filter.channels?.length) {
+    conditions.push(sql<boolean>`(${sql.ref('notifications.channels_mask')} & ${channelsToMask(filter.channels)}) <> 0`);
+  }
+  if (filter.templates?.length) conditions.push(eb('notifications.template_id', 'in', filter.templates));
+  if (filter.emails?.length) conditions.push(eb('notifications.subscriber_email', 'in', filter.emails));
+  if (filter.subscriberIds?.length) conditions.push(eb('notifications.external_subscriber_id', 'in', filter.subscriberIds));
+  if (filter.severity?.length) conditions.push(eb('notifications.severity', 'in', filter.severity));
+  if (filter.transactionId !== undefined) conditions.push(eb('notifications.transaction_id', '=', filter.transactionId));
+  if (filter.contextKeys !== undefined) conditions.push(eb('notifications.context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
+  if (filter.after !== undefined) conditions.push(eb('notifications.created_at', '>', filter.after));
+  if (filter.before !== undefined) conditions.push(eb('notifications.created_at', '<', filter.before));
+  if (filter.topicKey !== undefined) {
+    conditions.push(
+      eb('notifications.id', 'in', eb.selectFrom('notification_topics').select('notification_id').where('environment_id', '=', environmentId).where('topic_key', '=', filter.topicKey)),
+    );
+  }
+  if (filter.subscriptionId !== undefined) {
+    conditions.push(
+      eb(
+        'notifications.id',
+        'in',
+        eb.selectFrom('notification_topics').select('notification_id').where('environment_id', '=', environmentId).where('subscription_id', '=', filter.subscriptionId),
+      ),
+    );
+  }
+  if (filter.search !== undefined && filter.search !== '') {
+    const pattern = containsPattern(filter.search);
+    conditions.push(
+      eb.or([
+        sql<boolean>`lower(${sql.ref('notifications.external_subscriber_id')}) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(${sql.ref('notifications.subscriber_email')}) like ${pattern} escape '\\'`,
+        eb(
+          'notifications.subscriber_id',
+          'in',
+          eb
+            .selectFrom('subscribers')
+            .select('subscribers.id')
+            .where('subscribers.environment_id', '=', environmentId)
+            .where((sub) =>
+              sub.or([
+                sql<boolean>`lower(${sql.ref('subscribers.first_name')}) like ${pattern} escape '\\'`,
+                sql<boolean>`lower(${sql.ref('subscribers.last_name')}) like ${pattern} escape '\\'`,
+                sql<boolean>`lower(${sql.ref('subscribers.first_name')} || ' ' || ${sql.ref('subscribers.last_name')}) like ${pattern} escape '\\'`,
+              ]),
+            ),
+        ),
+      ]),
+    );
+  }
+  return eb.and(conditions);
+}
+
+function idTime(id: string): string {
+  return new Date(parseInt(id.slice(0, 8), 16) * 1000).toISOString();
+}
+
+function toRow(event: NotificationEvent, externalSubscriberId: string, subscriberEmail: string | null): NotificationRow {
+  const document: Record<string, unknown> = { ...event };
+  for (const field of COLUMN_FIELDS) delete document[field];
+  const createdAt = event.createdAt ?? idTime(event._id);
+  return {
+    id: event._id,
+    environment_id: event._environmentId,
+    organization_id: event._organizationId,
+    subscriber_id: event._subscriberId,
+    external_subscriber_id: externalSubscriberId,
+    subscriber_email: subscriberEmail,
+    template_id: event._templateId ?? null,
+    transaction_id: event.transactionId,
+    digested_notification_id: event._digestedNotificationId ?? null,
+    channels_mask: channelsToMask(event.channels),
+    severity: event.severity ?? null,
+    context_keys_norm: normalizeContextKeys(event.contextKeys),
+    document: toJson(document),
+    created_at: createdAt,
+    updated_at: event.updatedAt ?? createdAt,
+  };
+}
+
+function toEvent(row: NotificationRow): NotificationEvent {
+  const document = fromJson<Partial<NotificationEvent>>(row.document, {});
+  const event: NotificationEvent = {
+    ...document,
+    _id: row.id,
+    _environmentId: row.environment_id,
+    _organizationId: row.organization_id,
+    _subscriberId: row.subscriber_id,
+    transactionId: row.transaction_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.template_id !== null) event._templateId = row.template_id;
+  if (row.digested_notification_id !== null) event._digestedNotificationId = row.digested_notification_id;
+  return event;
 }

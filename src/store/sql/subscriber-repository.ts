@@ -1,11 +1,209 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { ConflictError } from '../../domain/errors.js';
+import type { Page, Subscriber } from '../../domain/types.js';
+import type { SubscriberListFilter, SubscriberRepository } from '../ports.js';
+import { fromFlag, fromJson, toFlag, toJson } from './json.js';
+import type { Database, SubscribersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 
-/** Placeholder until the owning engineer implements SubscriberRepository (see store/ports.ts). */
-export class SqlSubscriberRepository {
+type SubscriberRow = Selectable<SubscribersTable>;
+
+export class SqlSubscriberRepository implements SubscriberRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
   ) {}
+
+  /** Throws ConflictError when a non-deleted subscriber of the environment already has this subscriberId. */
+  async create(subscriber: Subscriber): Promise<void> {
+    const result = await this.db
+      .insertInto('subscribers')
+      .values(toRow(subscriber))
+      // The unique index is partial (non-deleted rows); the conflict target must repeat its predicate literally.
+      .onConflict((oc) => oc.columns(['environment_id', 'subscriber_id']).where(sql<boolean>`deleted = 0`).doNothing())
+      .executeTakeFirst();
+    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
+      throw new ConflictError(`Subscriber with subscriberId ${subscriber.subscriberId} already exists`);
+    }
+  }
+
+  async get(environmentId: string, id: string): Promise<Subscriber | undefined> {
+    const row = await this.db
+      .selectFrom('subscribers')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', id)
+      .where('deleted', '=', 0)
+      .executeTakeFirst();
+    return row && toSubscriber(row);
+  }
+
+  async findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {
+    const row = await this.db
+      .selectFrom('subscribers')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('subscriber_id', '=', subscriberId)
+      .where('deleted', '=', 0)
+      .executeTakeFirst();
+    return row && toSubscriber(row);
+  }
+
+  async findManyBySubscriberIds(environmentId: string, subscriberIds: string[]): Promise<Subscriber[]> {
+    const result: Subscriber[] = [];
+    for (const chunk of chunks([...new Set(subscriberIds)], 500)) {
+      const rows = await this.db
+        .selectFrom('subscribers')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('subscriber_id', 'in', chunk)
+        .where('deleted', '=', 0)
+        .execute();
+      result.push(...rows.map(toSubscriber));
+    }
+    return result;
+  }
+
+  async getMany(environmentId: string, ids: string[]): Promise<Subscriber[]> {
+    const result: Subscriber[] = [];
+    for (const chunk of chunks([...new Set(ids)], 500)) {
+      const rows = await this.db
+        .selectFrom('subscribers')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('id', 'in', chunk)
+        .execute();
+      result.push(...rows.map(toSubscriber));
+    }
+    return result;
+  }
+
+  async save(subscriber: Subscriber): Promise<void> {
+    const { id: _id, environment_id: _env, organization_id: _org, created_at: _created, ...changes } = toRow(subscriber);
+    await this.db
+      .updateTable('subscribers')
+      .set(changes)
+      .where('environment_id', '=', subscriber._environmentId)
+      .where('id', '=', subscriber._id)
+      .execute();
+  }
+
+  async list(environmentId: string, filter: SubscriberListFilter): Promise<Page<Subscriber>> {
+    const where = (eb: ExpressionBuilder<Database, 'subscribers'>) => {
+      const conditions: Expression<SqlBool>[] = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
+      if (filter.email !== undefined) conditions.push(eb(eb.fn('lower', ['email']), '=', filter.email.toLowerCase()));
+      if (filter.subscriberId !== undefined) conditions.push(eb('subscriber_id', '=', filter.subscriberId));
+      if (filter.name !== undefined) {
+        const pattern = containsPattern(filter.name);
+        conditions.push(
+          eb.or([
+            sql<boolean>`lower(first_name) like ${pattern} escape '\\'`,
+            sql<boolean>`lower(last_name) like ${pattern} escape '\\'`,
+            sql<boolean>`lower(first_name || ' ' || last_name) like ${pattern} escape '\\'`,
+          ]),
+        );
+      }
+      return eb.and(conditions);
+    };
+    const rows = await this.db
+      .selectFrom('subscribers')
+      .selectAll()
+      .where(where)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1)
+      .offset(filter.page * filter.limit)
+      .execute();
+    const count = await this.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow();
+    return {
+      data: rows.slice(0, filter.limit).map(toSubscriber),
+      page: filter.page,
+      pageSize: filter.limit,
+      hasMore: rows.length > filter.limit,
+      totalCount: Number(count.n),
+    };
+  }
+
+  async listIds(environmentId: string, afterId: string | undefined, limit: number): Promise<Array<{ _id: string; subscriberId: string }>> {
+    let query = this.db
+      .selectFrom('subscribers')
+      .select(['id', 'subscriber_id'])
+      .where('environment_id', '=', environmentId)
+      .where('deleted', '=', 0);
+    if (afterId !== undefined) query = query.where('id', '>', afterId);
+    const rows = await query.orderBy('id').limit(limit).execute();
+    return rows.map((row) => ({ _id: row.id, subscriberId: row.subscriber_id }));
+  }
+
+  async delete(environmentId: string, id: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('subscribers')
+      .set((eb) => ({ deleted: 1, updated_at: at, version: eb('version', '+', 1) }))
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', id)
+      .where('deleted', '=', 0)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await this.db.deleteFrom('topic_subscriptions').where('environment_id', '=', environmentId).where('subscriber_id', '=', id).execute();
+    return true;
+  }
+}
+
+/** A LIKE pattern matching `text` anywhere, case-insensitively (compare against lower(column)), wildcards escaped. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function* chunks<T>(items: T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+function toRow(subscriber: Subscriber): SubscriberRow {
+  return {
+    id: subscriber._id,
+    environment_id: subscriber._environmentId,
+    organization_id: subscriber._organizationId,
+    subscriber_id: subscriber.subscriberId,
+    first_name: subscriber.firstName ?? null,
+    last_name: subscriber.lastName ?? null,
+    email: subscriber.email ?? null,
+    phone: subscriber.phone ?? null,
+    avatar: subscriber.avatar ?? null,
+    locale: subscriber.locale ?? null,
+    timezone: subscriber.timezone ?? null,
+    data: subscriber.data === undefined || subscriber.data === null ? null : toJson(subscriber.data),
+    channels: toJson(subscriber.channels ?? []),
+    topics: toJson(subscriber.topics ?? []),
+    is_online: subscriber.isOnline === undefined || subscriber.isOnline === null ? null : toFlag(subscriber.isOnline),
+    last_online_at: subscriber.lastOnlineAt ?? null,
+    version: subscriber.__v,
+    deleted: toFlag(subscriber.deleted),
+    created_at: subscriber.createdAt,
+    updated_at: subscriber.updatedAt,
+  };
+}
+
+export function toSubscriber(row: SubscriberRow): Subscriber {
+  return {
+    _id: row.id,
+    _organizationId: row.organization_id,
+    _environmentId: row.environment_id,
+    subscriberId: row.subscriber_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    avatar: row.avatar,
+    locale: row.locale,
+    timezone: row.timezone,
+    channels: fromJson(row.channels, []),
+    topics: fromJson(row.topics, []),
+    isOnline: row.is_online === null ? null : fromFlag(row.is_online),
+    lastOnlineAt: row.last_online_at,
+    __v: Number(row.version),
+    data: fromJson<Record<string, unknown> | null>(row.data, null),
+    deleted: fromFlag(row.deleted),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

@@ -139,6 +139,29 @@ export class SqlTopicRepository implements TopicRepository {
     const rows = await query.orderBy('id').limit(filter.limit).execute();
     return rows.map(toSubscription);
   }
+
+  async findSubscriptions(environmentId: string, topicId: string, subscriberInternalIds: string[]): Promise<TopicSubscription[]> {
+    if (subscriberInternalIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('topic_subscriptions')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('topic_id', '=', topicId)
+      .where('subscriber_id', 'in', subscriberInternalIds)
+      .orderBy('id')
+      .execute();
+    return rows.map(toSubscription);
+  }
+
+  async countSubscriptions(environmentId: string, topicId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('topic_subscriptions')
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .where('environment_id', '=', environmentId)
+      .where('topic_id', '=', topicId)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
 }
 
 function toTopic(row: Selectable<TopicsTable>): Topic {

@@ -1,11 +1,138 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { JobStatus } from '../../domain/types.js';
+import type { JobRef, TriggerRecord, TriggerRepository } from '../ports.js';
+import { fromJson, toJson } from './json.js';
+import type { Database, TriggersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 
-/** Placeholder until the owning engineer implements TriggerRepository (see store/ports.ts). */
-export class SqlTriggerRepository {
+type TriggerRow = Selectable<TriggersTable>;
+
+/** Accepted triggers: the durable record that a 201 was given, unique per (environment, transactionId). */
+export class SqlTriggerRepository implements TriggerRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
   ) {}
+
+  async create(trigger: TriggerRecord): Promise<{ trigger: TriggerRecord; created: boolean }> {
+    const result = await this.db
+      .insertInto('triggers')
+      .values(toRow(trigger))
+      .onConflict((oc) => oc.columns(['environment_id', 'transaction_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return { trigger, created: true };
+    const existing = await this.findByTransactionId(trigger.environmentId, trigger.transactionId);
+    if (!existing) throw new Error('trigger insert conflicted but no trigger holds the transactionId');
+    return { trigger: existing, created: false };
+  }
+
+  async get(environmentId: string, id: string): Promise<TriggerRecord | undefined> {
+    const row = await this.db
+      .selectFrom('triggers')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async findByTransactionId(environmentId: string, transactionId: string): Promise<TriggerRecord | undefined> {
+    const row = await this.db
+      .selectFrom('triggers')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('transaction_id', '=', transactionId)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async setState(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): Promise<void> {
+    await this.db
+      .updateTable('triggers')
+      .set({ state, error: error ?? null, updated_at: new Date().toISOString() })
+      .where('environment_id', '=', environmentId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async listStale(before: string, limit: number): Promise<TriggerRecord[]> {
+    const rows = await this.db
+      .selectFrom('triggers')
+      .selectAll()
+      .where('state', '=', 'accepted')
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async listJobsInGroup(environmentId: string, digestGroup: string, statuses: JobStatus[]): Promise<JobRef[]> {
+    if (statuses.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['id', 'notification_id', 'status', 'created_at', 'updated_at'])
+      .where('digest_group', '=', digestGroup)
+      .where('status', 'in', statuses)
+      .where('environment_id', '=', environmentId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toJobRef);
+  }
+
+  async listJobsOfTransaction(environmentId: string, transactionId: string, statuses: JobStatus[]): Promise<JobRef[]> {
+    if (statuses.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['id', 'notification_id', 'status', 'created_at', 'updated_at'])
+      .where('environment_id', '=', environmentId)
+      .where('transaction_id', '=', transactionId)
+      .where('status', 'in', statuses)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toJobRef);
+  }
+}
+
+function toRow(trigger: TriggerRecord): TriggerRow {
+  return {
+    id: trigger._id,
+    environment_id: trigger.environmentId,
+    organization_id: trigger.organizationId,
+    transaction_id: trigger.transactionId,
+    workflow_id: trigger.workflowId,
+    request: toJson(trigger.request),
+    state: trigger.state,
+    error: trigger.error ?? null,
+    created_at: trigger.createdAt,
+    updated_at: trigger.updatedAt,
+  };
+}
+
+function toRecord(row: TriggerRow): TriggerRecord {
+  const record: TriggerRecord = {
+    _id: row.id,
+    environmentId: row.environment_id,
+    organizationId: row.organization_id,
+    transactionId: row.transaction_id,
+    workflowId: row.workflow_id,
+    request: fromJson<Record<string, unknown>>(row.request, {}),
+    state: row.state as TriggerRecord['state'],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.error !== null) record.error = row.error;
+  return record;
+}
+
+function toJobRef(row: { id: string; notification_id: string; status: string; created_at: string; updated_at: string }): JobRef {
+  return {
+    _id: row.id,
+    _notificationId: row.notification_id,
+    status: row.status as JobStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

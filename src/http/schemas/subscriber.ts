@@ -1,0 +1,95 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoDateTime } from './common.js';
+
+/**
+ * `type: [x, 'null']` rather than anyOf: with the app's type coercion, anyOf would turn a null into "" in
+ * its string branch before reaching the null one.
+ */
+export const NullableString = (options: { description?: string; minLength?: number; maxLength?: number } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
+const NullableObject = Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true });
+
+export const ChannelCredentialsSchema = Type.Object(
+  {
+    webhookUrl: Type.Optional(Type.String()),
+    channel: Type.Optional(Type.String()),
+    deviceTokens: Type.Optional(Type.Array(Type.String())),
+    alertUid: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String()),
+    imageUrl: Type.Optional(Type.String()),
+    state: Type.Optional(Type.String()),
+    externalUrl: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const ChannelSettingsSchema = Type.Object({
+  providerId: Type.String(),
+  integrationIdentifier: Type.Optional(Type.String()),
+  credentials: ChannelCredentialsSchema,
+  _integrationId: Type.String(),
+});
+
+/** The spec's Subscriber record. */
+export const SubscriberSchema = Type.Object(
+  {
+    _id: Type.String(),
+    firstName: Type.Optional(NullableString()),
+    lastName: Type.Optional(NullableString()),
+    email: Type.Optional(NullableString()),
+    phone: Type.Optional(NullableString()),
+    avatar: Type.Optional(NullableString()),
+    locale: Type.Optional(NullableString()),
+    timezone: Type.Optional(NullableString()),
+    channels: Type.Array(ChannelSettingsSchema),
+    topics: Type.Array(Type.String(), { description: 'deprecated' }),
+    isOnline: Type.Optional(Type.Unsafe<boolean | null>({ type: ['boolean', 'null'] })),
+    lastOnlineAt: Type.Optional(NullableString({ description: 'ISO 8601' })),
+    __v: Type.Integer({ description: 'version of the subscriber document' }),
+    data: Type.Optional(NullableObject),
+    subscriberId: Type.String(),
+    _organizationId: Type.String(),
+    _environmentId: Type.String(),
+    deleted: Type.Boolean(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  },
+);
+
+const profileFields = {
+  firstName: Type.Optional(NullableString()),
+  lastName: Type.Optional(NullableString()),
+  email: Type.Optional(NullableString({ description: 'validated as an email address' })),
+  phone: Type.Optional(NullableString()),
+  avatar: Type.Optional(NullableString({ description: 'a URL or identifier' })),
+  locale: Type.Optional(NullableString({ description: 'BCP 47 language tag' })),
+  timezone: Type.Optional(NullableString({ description: 'IANA time zone' })),
+  data: Type.Optional(NullableObject),
+};
+
+/** PATCH body: every field optional; absent = unchanged, null = cleared. */
+export const PatchSubscriberBody = Type.Object(profileFields);
+export type PatchSubscriberBody = Static<typeof PatchSubscriberBody>;
+
+export const CreateSubscriberBody = Type.Object({
+  subscriberId: Type.String({ minLength: 1, maxLength: 256 }),
+  ...profileFields,
+});
+export type CreateSubscriberBody = Static<typeof CreateSubscriberBody>;
+
+export const CreateSubscriberQuery = Type.Object({
+  failIfExists: Type.Optional(Type.Boolean({ default: false, description: 'true: an existing subscriberId is a 409' })),
+});
+
+export const OnlineStatusBody = Type.Object({ isOnline: Type.Boolean() });
+
+export const SubscriberParams = Type.Object({ subscriberId: Type.String() });
+
+export const ListSubscribersQuery = Type.Object({
+  email: Type.Optional(Type.String({ description: 'exact, case-insensitive' })),
+  name: Type.Optional(Type.String({ description: 'substring of the first, last or full name, case-insensitive' })),
+  subscriberId: Type.Optional(Type.String()),
+  page: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+});

@@ -1,0 +1,167 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../usecases/deps.js';
+import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
+import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
+
+export interface BullMqQueueOptions {
+  redisUrl: string;
+  /** Redis key prefix: every key of this Herald instance lives under it (one Redis can serve several). */
+  prefix: string;
+  logger: Logger;
+  defaultAttempts: number;
+  /** First retry delay; doubles per attempt. */
+  backoffMs: number;
+  /**
+   * The command connection (fail-fast, shared with the Redis stores). Opened from `redisUrl` when
+   * absent; a given connection is not closed by `close()`.
+   */
+  connection?: Redis;
+  /** How long a worker's lock on a running job lasts; a crashed worker's jobs return after it. */
+  lockDurationMs?: number;
+  /** Finished jobs are kept this long so a dedupeKey stays known (and for inspection). */
+  keepCompletedSeconds?: number;
+  keepFailedSeconds?: number;
+}
+
+const QUEUE_NAME = 'jobs';
+
+/**
+ * The JobQueue over BullMQ (scale-out mode). One BullMQ queue per Herald instance under `prefix`;
+ * the Herald job name is the BullMQ job name. Retries use BullMQ's exponential backoff; a
+ * PermanentJobError becomes BullMQ's UnrecoverableError so it is not retried. A dedupeKey becomes the
+ * BullMQ jobId, which BullMQ ignores while a job with that id exists.
+ */
+export class BullMqQueue implements JobQueue {
+  private readonly connection: Redis;
+  private readonly ownsConnection: boolean;
+  private readonly queue: Queue;
+  private worker?: Worker;
+  private workerConnection?: Redis;
+  /** Running jobs and their lock tokens, to hand them back if close() runs out of grace. */
+  private readonly running = new Map<string, { job: Job; token: string; done: Promise<unknown> }>();
+  private closing?: Promise<void>;
+  private readonly connected: Promise<void>;
+
+  constructor(private readonly options: BullMqQueueOptions) {
+    this.ownsConnection = !options.connection;
+    this.connection = options.connection ?? openRedis(options.redisUrl, 'command');
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection, prefix: options.prefix });
+    this.queue.on('error', (error) => options.logger.warn({ err: error }, 'job queue connection error'));
+    // The fail-fast connection rejects commands until its first connect; later outages fail at once (503).
+    this.connected = waitUntilReady(this.connection).catch(() => undefined);
+  }
+
+  async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+    await this.connected;
+    const keepCompleted = this.options.keepCompletedSeconds ?? 24 * 3600;
+    await guarded(this.connection, () =>
+      this.queue.add(name, payload, {
+        delay: options.delayMs && options.delayMs > 0 ? options.delayMs : undefined,
+        attempts: options.attempts ?? this.options.defaultAttempts,
+        backoff: { type: 'exponential', delay: options.backoffMs ?? this.options.backoffMs },
+        jobId: options.dedupeKey === undefined ? undefined : toJobId(options.dedupeKey),
+        removeOnComplete: { age: keepCompleted },
+        removeOnFail: { age: this.options.keepFailedSeconds ?? 7 * 24 * 3600 },
+      }),
+    );
+  }
+
+  async start(handler: JobHandler, options: { concurrency: number }): Promise<void> {
+    if (this.worker) throw new Error('the queue is already consuming');
+    this.workerConnection = openRedis(this.options.redisUrl, 'worker');
+    const lockDuration = this.options.lockDurationMs ?? 30_000;
+    this.worker = new Worker(
+      QUEUE_NAME,
+      async (job, token) => {
+        const key = job.id ?? '';
+        const done = handler(toQueuedJob(job));
+        this.running.set(key, { job, token: token ?? '', done });
+        try {
+          await done;
+        } catch (error) {
+          if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
+          throw error;
+        } finally {
+          this.running.delete(key);
+        }
+      },
+      {
+        connection: this.workerConnection,
+        prefix: this.options.prefix,
+        concurrency: options.concurrency,
+        lockDuration,
+        stalledInterval: lockDuration,
+        // A job whose worker died returns to the queue rather than failing (handlers are idempotent).
+        maxStalledCount: 10,
+      },
+    );
+    this.worker.on('error', (error) => this.options.logger.warn({ err: error }, 'job worker connection error'));
+    this.worker.on('failed', (job, error) => {
+      if (job) this.options.logger.warn({ jobId: job.id, name: job.name, attempt: job.attemptsMade, err: error }, 'job attempt failed');
+    });
+    await this.worker.waitUntilReady();
+  }
+
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    return (this.closing ??= this.closeOnce(options.graceMs));
+  }
+
+  private async closeOnce(graceMs?: number): Promise<void> {
+    if (this.worker) {
+      const worker = this.worker;
+      // Stop taking jobs (locks of running ones keep being renewed), then give the running ones their grace.
+      await worker.pause(true);
+      const finished = Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+      if (graceMs === undefined || (await settlesWithin(finished, graceMs))) {
+        await worker.close();
+      } else {
+        // Out of grace: hand the running jobs back to the queue now instead of waiting for their locks to lapse.
+        await Promise.all(
+          [...this.running.values()].map(({ job, token }) =>
+            job.moveToWait(token).catch((error: unknown) => this.options.logger.warn({ err: error, jobId: job.id }, 'could not return a job')),
+          ),
+        );
+        await worker.close(true);
+      }
+      this.workerConnection?.disconnect();
+    }
+    await this.queue.close().catch(() => undefined);
+    if (this.ownsConnection) this.connection.disconnect();
+  }
+
+  async ping(): Promise<void> {
+    await this.connected;
+    await guarded(this.connection, () => this.connection.ping());
+  }
+}
+
+function toQueuedJob(job: Job): QueuedJob {
+  return {
+    id: job.id ?? '',
+    name: job.name,
+    payload: job.data,
+    attempt: job.attemptsMade + 1,
+    maxAttempts: job.opts.attempts ?? 1,
+  };
+}
+
+/**
+ * BullMQ refuses custom ids that contain ':' or look like integers: escape ':' (and the escape
+ * character) reversibly and add a non-numeric marker, so distinct keys stay distinct.
+ */
+export function toJobId(dedupeKey: string): string {
+  return 'k_' + dedupeKey.replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,273 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Clock } from '../domain/clock.js';
+import { newId } from '../domain/ids.js';
+import type { Logger } from '../usecases/deps.js';
+import type { Database, QueueJobsTable } from '../store/sql/schema.js';
+import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
+
+type QueueRow = Selectable<QueueJobsTable>;
+
+export interface SqlQueueOptions {
+  clock: Clock;
+  logger: Logger;
+  /** How often to look for due jobs when nothing woke the queue. */
+  pollIntervalMs: number;
+  defaultAttempts: number;
+  /** First retry delay; doubles per attempt. */
+  backoffMs: number;
+  /**
+   * How long a claimed job stays ours without a heartbeat. A crashed process's jobs return to the queue
+   * once it runs out; a live process renews it every third of it.
+   */
+  leaseMs?: number;
+}
+
+const DEFAULT_LEASE_MS = 10_000;
+
+/**
+ * The embedded queue: jobs are rows of `queue_jobs` in the same database as everything else, so an
+ * accepted job survives a crash. A job is claimed with a lease (`locked_until`); it is deleted when its
+ * handler succeeds, retried with exponential backoff when it throws, and kept as `failed` when attempts
+ * run out. `enqueue` wakes the consumer of this process at once, so nothing waits for the poll.
+ */
+export class SqlQueue implements JobQueue {
+  private handler?: JobHandler;
+  private concurrency = 1;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly leaseMs: number;
+  private pollTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private pumping = false;
+  private pumpAgain = false;
+  private wakeScheduled = false;
+  private closing?: Promise<void>;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: SqlQueueOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+    const now = this.options.clock.now();
+    const createdAt = new Date(now).toISOString();
+    await this.db
+      .insertInto('queue_jobs')
+      .values({
+        id: newId(now),
+        name,
+        payload: JSON.stringify(payload ?? null),
+        run_at: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
+        attempts: 0,
+        max_attempts: Math.max(1, options.attempts ?? this.options.defaultAttempts),
+        state: 'waiting',
+        locked_until: null,
+        last_error: null,
+        dedupe_key: options.dedupeKey ?? null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      })
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .execute();
+    this.wake();
+  }
+
+  async start(handler: JobHandler, options: { concurrency: number }): Promise<void> {
+    if (this.handler) throw new Error('queue already started');
+    this.handler = handler;
+    this.concurrency = Math.max(1, options.concurrency);
+    const poll = () => {
+      this.pump();
+      this.pollTimer = setTimeout(poll, this.options.pollIntervalMs);
+      this.pollTimer.unref();
+    };
+    poll();
+    this.heartbeatTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.heartbeatTimer.unref();
+  }
+
+  /** Looks for due jobs now (coalesced: a burst of enqueues costs one claim). Also for tests after moving a manual clock. */
+  wake(): void {
+    if (!this.handler || this.closing || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.pump();
+    });
+  }
+
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    return (this.closing ??= this.drain(options.graceMs ?? 10_000));
+  }
+
+  async ping(): Promise<void> {
+    await this.db.selectFrom('queue_jobs').select('id').limit(1).execute();
+  }
+
+  /** Jobs waiting or running (tests and the benchmark wait for this to reach zero). */
+  async pendingCount(): Promise<number> {
+    const row = await this.db
+      .selectFrom('queue_jobs')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('state', 'in', ['waiting', 'active'])
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  private async drain(graceMs: number): Promise<void> {
+    clearTimeout(this.pollTimer);
+    clearInterval(this.heartbeatTimer);
+    if (this.running.size === 0) return;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      graceTimer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([Promise.allSettled([...this.running.values()]).then(() => 'done' as const), graceOver]);
+    clearTimeout(graceTimer);
+    if (outcome === 'timeout' && this.running.size > 0) {
+      // Hand the unfinished jobs back now rather than when their lease runs out; their steps are idempotent.
+      const ids = [...this.running.keys()];
+      await this.db
+        .updateTable('queue_jobs')
+        .set({ state: 'waiting', locked_until: null, attempts: sql`attempts - 1`, updated_at: this.isoNow() })
+        .where('id', 'in', ids)
+        .where('state', '=', 'active')
+        .execute();
+      this.options.logger.warn({ jobs: ids.length }, 'queue closed with running jobs; returned them to the queue');
+    }
+  }
+
+  private pump(): void {
+    if (!this.handler || this.closing) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          while (!this.closing && this.running.size < this.concurrency) {
+            const rows = await this.claim(this.concurrency - this.running.size);
+            for (const row of rows) this.track(row);
+            if (rows.length === 0) break;
+          }
+        } while (this.pumpAgain && !this.closing);
+      } catch (error) {
+        if (!this.closing) this.options.logger.error({ err: error }, 'queue claim failed');
+      } finally {
+        this.pumping = false;
+      }
+    })();
+  }
+
+  /**
+   * Takes up to `limit` due jobs in one statement: waiting ones whose time has come, and active ones whose
+   * lease ran out (their process died). Jobs this process is running are never taken twice.
+   */
+  private async claim(limit: number): Promise<QueueRow[]> {
+    const now = this.options.clock.now();
+    const nowIso = new Date(now).toISOString();
+    const lockedUntil = new Date(now + this.leaseMs).toISOString();
+    const runningIds = [...this.running.keys()];
+    const due = this.db
+      .selectFrom('queue_jobs')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'waiting'), eb('run_at', '<=', nowIso)]),
+          eb.and([eb('state', '=', 'active'), eb('locked_until', '<', nowIso)]),
+        ]),
+      )
+      .$if(runningIds.length > 0, (qb) => qb.where('id', 'not in', runningIds))
+      .orderBy('run_at')
+      .limit(limit);
+    return this.db
+      .updateTable('queue_jobs')
+      .set({ state: 'active', locked_until: lockedUntil, attempts: sql`attempts + 1`, updated_at: nowIso })
+      .where('id', 'in', due)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'waiting'), eb('run_at', '<=', nowIso)]),
+          eb.and([eb('state', '=', 'active'), eb('locked_until', '<', nowIso)]),
+        ]),
+      )
+      .returningAll()
+      .execute();
+  }
+
+  private track(row: QueueRow): void {
+    const done = this.run(row).finally(() => {
+      this.running.delete(row.id);
+      this.pump();
+    });
+    this.running.set(row.id, done);
+  }
+
+  private async run(row: QueueRow): Promise<void> {
+    const job: QueuedJob = {
+      id: row.id,
+      name: row.name,
+      payload: JSON.parse(row.payload),
+      attempt: Number(row.attempts),
+      maxAttempts: Number(row.max_attempts),
+    };
+    try {
+      await this.handler!(job);
+      await this.db.deleteFrom('queue_jobs').where('id', '=', row.id).execute();
+    } catch (error) {
+      await this.fail(job, error).catch((failError) =>
+        this.options.logger.error({ err: failError, jobId: job.id }, 'could not record a job failure'),
+      );
+    }
+  }
+
+  private async fail(job: QueuedJob, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    const final = error instanceof PermanentJobError || job.attempt >= job.maxAttempts;
+    const now = this.options.clock.now();
+    if (final) {
+      this.options.logger.error({ jobId: job.id, name: job.name, attempt: job.attempt, error: message }, 'job failed');
+      await this.db
+        .updateTable('queue_jobs')
+        .set({ state: 'failed', locked_until: null, last_error: message.slice(0, 2000), updated_at: new Date(now).toISOString() })
+        .where('id', '=', job.id)
+        .execute();
+      return;
+    }
+    const delayMs = this.options.backoffMs * 2 ** (job.attempt - 1);
+    this.options.logger.warn({ jobId: job.id, name: job.name, attempt: job.attempt, retryInMs: delayMs, error: message }, 'job will retry');
+    await this.db
+      .updateTable('queue_jobs')
+      .set({
+        state: 'waiting',
+        locked_until: null,
+        run_at: new Date(now + delayMs).toISOString(),
+        last_error: message.slice(0, 2000),
+        updated_at: new Date(now).toISOString(),
+      })
+      .where('id', '=', job.id)
+      .execute();
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (this.running.size === 0 || this.closing) return;
+    const now = this.options.clock.now();
+    try {
+      await this.db
+        .updateTable('queue_jobs')
+        .set({ locked_until: new Date(now + this.leaseMs).toISOString() })
+        .where('id', 'in', [...this.running.keys()])
+        .where('state', '=', 'active')
+        .execute();
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'could not renew job leases');
+    }
+  }
+
+  private isoNow(): string {
+    return new Date(this.options.clock.now()).toISOString();
+  }
+}

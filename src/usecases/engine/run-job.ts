@@ -1,0 +1,236 @@
+import { isoNow } from '../../domain/clock.js';
+import { evaluateStepFilters } from '../../domain/step-filters.js';
+import type { TemplateContext, TemplateRenderer } from '../../domain/templates.js';
+import { DELIVERY_CHANNELS, type DeliveryChannel, type JobStep, type Subscriber } from '../../domain/types.js';
+import type { RunStepPayload } from '../../queue/jobs.js';
+import { dedupeKeys } from '../../queue/jobs.js';
+import type { Store, StoredJob } from '../../store/ports.js';
+import type { Deps } from '../deps.js';
+import { buildMessage } from './build-message.js';
+import {
+  TERMINAL_JOB_STATUSES,
+  endRemainingSteps,
+  enqueueFollowUps,
+  executionDetail,
+  queueNextStep,
+  setJobStatus,
+  storedJobsOf,
+  type FollowUp,
+} from './job-progress.js';
+import type { CustomStepRegistry, StepHandlers, StepOutcome, StepRun } from './step-context.js';
+
+export interface RunJobOptions {
+  handlers: StepHandlers;
+  customSteps: CustomStepRegistry;
+  renderer: TemplateRenderer;
+  attempt: number;
+  maxAttempts: number;
+}
+
+/** Steps whose decision reads other jobs and then writes: run inside one transaction. */
+const TRANSACTIONAL_STEPS = new Set(['digest', 'throttle']);
+
+/**
+ * Runs one step of one notification event. Idempotent: a job that already ended only makes sure the next
+ * step is queued; a delayed job that runs early goes back to wait; a channel step never creates a second
+ * message (messages are unique per job). Provider errors propagate to the dispatcher, which decides retry or fail.
+ */
+export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJobOptions): Promise<void> {
+  const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
+  if (!job) return;
+  if (TERMINAL_JOB_STATUSES.has(job.status)) {
+    await enqueueFollowUps(deps, await queueNextStep(deps, deps.store, job));
+    return;
+  }
+  if (job.status === 'delayed') {
+    const resumeAt = resumeAtOf(job.step);
+    if (resumeAt !== undefined && resumeAt > deps.clock.now()) {
+      await enqueueFollowUps(deps, [{ environmentId: job._environmentId, jobId: job._id, dedupeKey: dedupeKeys.resume(job._id), runAt: resumeAt }]);
+      return;
+    }
+  }
+  const execute = async (store: Store): Promise<FollowUp[]> => {
+    const run = await loadRun(deps, store, job, options);
+    if (!run) {
+      await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', 'The event or its subscriber no longer exists'));
+      return [];
+    }
+    const gated = run.resumed ? undefined : gate(run);
+    if (!gated && !run.resumed) await setJobStatus(deps, store, job, 'running');
+    const outcome = gated ?? (await options.handlers[job.type as keyof StepHandlers](run));
+    return applyOutcome(run, outcome);
+  };
+  const followUps = TRANSACTIONAL_STEPS.has(job.type) ? await deps.store.transaction(execute) : await execute(deps.store);
+  await enqueueFollowUps(deps, followUps);
+}
+
+/**
+ * Ends a job that failed for good (a non-retryable provider error, or attempts used up): channel steps get
+ * their message with status `error`; then the workflow moves on, or stops when the step says so.
+ */
+export async function failJob(deps: Deps, payload: RunStepPayload, failure: { message: string; raw?: string; providerId?: string }, options: RunJobOptions): Promise<void> {
+  const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
+  if (!job || TERMINAL_JOB_STATUSES.has(job.status)) return;
+  const run = await loadRun(deps, deps.store, job, options);
+  if (!run) {
+    await setJobStatus(deps, deps.store, job, 'failed', executionDetail(deps, 'Failed', failure.message, { raw: failure.raw }));
+    return;
+  }
+  if ((DELIVERY_CHANNELS as readonly string[]).includes(job.type)) {
+    const message = buildMessage(run, job.type as DeliveryChannel, run.controls, {
+      status: 'error',
+      providerId: failure.providerId,
+      errorId: 'delivery_failed',
+      errorText: failure.message,
+    });
+    await deps.store.messages.create(message);
+  }
+  const followUps = await applyOutcome(run, { status: 'failed', detail: failure.message, raw: failure.raw, providerId: failure.providerId });
+  await enqueueFollowUps(deps, followUps);
+}
+
+/** Records a failed attempt that will be retried. */
+export async function recordRetry(deps: Deps, payload: RunStepPayload, failure: { message: string; raw?: string; providerId?: string; attempt: number; maxAttempts: number }): Promise<void> {
+  const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
+  if (!job || TERMINAL_JOB_STATUSES.has(job.status)) return;
+  const text = `Attempt ${failure.attempt} of ${failure.maxAttempts} failed, will retry: ${failure.message}`;
+  await setJobStatus(deps, deps.store, job, 'queued', executionDetail(deps, 'Failed', text, { raw: failure.raw, providerId: failure.providerId, isRetry: failure.attempt > 1 }));
+}
+
+function resumeAtOf(step: JobStep): number | undefined {
+  const raw = step.metadata?.resumeAt;
+  const at = typeof raw === 'string' ? Date.parse(raw) : NaN;
+  return Number.isNaN(at) ? undefined : at;
+}
+
+async function loadRun(deps: Deps, store: Store, job: StoredJob, options: RunJobOptions): Promise<StepRun | undefined> {
+  const [event, subscriber, workflow] = await Promise.all([
+    store.notifications.get(job._environmentId, job._notificationId),
+    store.subscribers.get(job._environmentId, job._subscriberId),
+    job._templateId ? store.workflows.get(job._environmentId, job._templateId) : Promise.resolve(undefined),
+  ]);
+  if (!event || !subscriber) return undefined;
+  const payload = event.payload ?? job.payload ?? {};
+  const subscriberRecord = subscriberForTemplates(subscriber);
+  const step = chooseVariant(job.step, { subscriber: subscriberRecord, payload });
+  const workflowStep = workflow?.steps.find((candidate) => candidate._id === job.step._id);
+  const siblings = storedJobsOf(event.jobs) ?? (await store.jobs.listForNotification(job._environmentId, job._notificationId));
+  event.jobs = siblings;
+  const templateContext: TemplateContext = {
+    payload,
+    subscriber: subscriberRecord,
+    steps: earlierStepResults(siblings, job, workflow?.steps),
+  };
+  const actor = await actorOf(store, job);
+  if (actor) templateContext.actor = actor;
+  return {
+    deps,
+    store,
+    job,
+    event,
+    subscriber,
+    workflow,
+    step,
+    controls: (step.controlVariables as Record<string, unknown> | undefined) ?? {},
+    templateContext,
+    renderer: options.renderer,
+    resumed: job.status === 'delayed',
+    shouldStopOnFail: workflowStep?.shouldStopOnFail ?? false,
+    stepId: workflowStep?.stepId,
+    attempt: options.attempt,
+    maxAttempts: options.maxAttempts,
+    customSteps: options.customSteps,
+  };
+}
+
+/** Templates and filters read the subscriber by its public fields (subscriberId, firstName, data, ...). */
+function subscriberForTemplates(subscriber: Subscriber): Record<string, unknown> {
+  const { _organizationId: _org, _environmentId: _env, channels: _channels, ...rest } = subscriber;
+  return { ...rest, id: subscriber._id };
+}
+
+function chooseVariant(step: JobStep, sources: { subscriber: Record<string, unknown>; payload: Record<string, unknown> }): JobStep {
+  for (const variant of step.variants ?? []) {
+    if (evaluateStepFilters(variant.filters, sources).passed) return variant;
+  }
+  return step;
+}
+
+/** The digest's events (as `steps.digest` and `steps.<digest stepId>`) of the latest digest step before this one. */
+function earlierStepResults(siblings: StoredJob[], job: StoredJob, workflowSteps: Array<{ _id: string; stepId: string }> = []): TemplateContext['steps'] {
+  const steps: NonNullable<TemplateContext['steps']> = {};
+  const digests = siblings.filter((sibling) => sibling.type === 'digest' && sibling.stepIndex < job.stepIndex && sibling.digest?.events);
+  for (const digestJob of digests) {
+    const events = digestJob.digest?.events ?? [];
+    const result = { events, eventCount: events.length };
+    steps.digest = result;
+    const stepId = workflowSteps.find((candidate) => candidate._id === digestJob.step._id)?.stepId;
+    if (stepId) steps[stepId] = result;
+  }
+  return steps;
+}
+
+/** The trigger's `actor` (a subscriberId or subscriber object) for templates; events do not store it. */
+async function actorOf(store: Store, job: StoredJob): Promise<Record<string, unknown> | undefined> {
+  if (!(DELIVERY_CHANNELS as readonly string[]).includes(job.type) && job.type !== 'http_request') return undefined;
+  const trigger = await store.triggers.findByTransactionId(job._environmentId, job.transactionId);
+  const actor = trigger?.request.actor;
+  if (typeof actor === 'string') return { subscriberId: actor };
+  return actor && typeof actor === 'object' ? (actor as Record<string, unknown>) : undefined;
+}
+
+/** Skips before running: an inactive step, failing filters, or a channel turned off in the workflow's preferences. */
+function gate(run: StepRun): StepOutcome | undefined {
+  if (!run.step.active) return { status: 'skipped', detail: 'Step skipped: the step is not active' };
+  const filters = evaluateStepFilters(run.step.filters, { subscriber: run.templateContext.subscriber, payload: run.templateContext.payload });
+  if (!filters.passed) return { status: 'skipped', detail: `Step skipped: filters did not match (${filters.reason})` };
+  const channel = run.job.type as DeliveryChannel;
+  const critical = run.workflow?.critical ?? false;
+  if ((DELIVERY_CHANNELS as readonly string[]).includes(channel) && !critical && run.workflow?.preferenceSettings[channel] === false) {
+    return { status: 'skipped', detail: `Step skipped: the ${channel} channel is turned off in the workflow's preferences` };
+  }
+  return undefined;
+}
+
+async function applyOutcome(run: StepRun, outcome: StepOutcome): Promise<FollowUp[]> {
+  const { deps, store, job, event } = run;
+  const siblings = storedJobsOf(event.jobs);
+  if ('providerId' in outcome && outcome.providerId) job.providerId = outcome.providerId;
+  const detailExtra = { raw: 'raw' in outcome ? outcome.raw : undefined, providerId: 'providerId' in outcome ? outcome.providerId : undefined };
+  switch (outcome.status) {
+    case 'completed': {
+      if (outcome.digest) job.digest = outcome.digest;
+      await setJobStatus(deps, store, job, 'completed', executionDetail(deps, outcome.detailStatus ?? 'Success', outcome.detail, detailExtra));
+      return queueNextStep(deps, store, job, siblings);
+    }
+    case 'skipped': {
+      await setJobStatus(deps, store, job, 'skipped', executionDetail(deps, outcome.detailStatus ?? 'Success', outcome.detail, detailExtra));
+      if (outcome.skipRest) {
+        await endRemainingSteps(deps, store, job, siblings, 'skipped', `Step skipped: an earlier step (${job.type}) ended the workflow`);
+        return [];
+      }
+      return queueNextStep(deps, store, job, siblings);
+    }
+    case 'failed': {
+      await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', outcome.detail, detailExtra));
+      if (run.shouldStopOnFail) {
+        await endRemainingSteps(deps, store, job, siblings, 'skipped', `Step skipped: step ${job.step.name ?? job.type} failed and stops the workflow`);
+        return [];
+      }
+      return queueNextStep(deps, store, job, siblings);
+    }
+    case 'delayed': {
+      if (outcome.digest) job.digest = outcome.digest;
+      job.step = { ...job.step, metadata: { ...(job.step.metadata ?? {}), resumeAt: new Date(outcome.resumeAt).toISOString() } };
+      await setJobStatus(deps, store, job, 'delayed', executionDetail(deps, 'Pending', outcome.detail));
+      return [{ environmentId: job._environmentId, jobId: job._id, dedupeKey: dedupeKeys.resume(job._id), runAt: outcome.resumeAt }];
+    }
+    case 'merged': {
+      await setJobStatus(deps, store, job, 'merged', executionDetail(deps, 'Success', outcome.detail));
+      const { jobs: _jobs, ...eventWithoutJobs } = event;
+      await store.notifications.save({ ...eventWithoutJobs, _digestedNotificationId: outcome.digestedNotificationId, updatedAt: isoNow(deps.clock) });
+      await endRemainingSteps(deps, store, job, siblings, 'merged', `Merged into the digest of event ${outcome.digestedNotificationId}`);
+      return [];
+    }
+  }
+}

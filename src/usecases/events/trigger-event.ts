@@ -1,0 +1,18 @@
+import type { Caller } from '../../domain/types.js';
+import type { Deps } from '../deps.js';
+import { acceptTrigger, findTriggerableWorkflow, validateTriggerRequest, type TriggerRequest, type TriggerResult } from './accept-trigger.js';
+
+export interface TriggerEventInput extends Omit<TriggerRequest, 'broadcast'> {
+  caller: Caller;
+  /** The workflow's identifier (workflowId). */
+  name: string;
+  transactionId?: string;
+}
+
+/** POST /v1/events/trigger: validates, records the trigger and enqueues it; the worker does the rest. */
+export async function triggerEvent(deps: Deps, input: TriggerEventInput): Promise<TriggerResult> {
+  const { caller, name, transactionId, ...request } = input;
+  const workflow = await findTriggerableWorkflow(deps, caller, name);
+  validateTriggerRequest(deps, workflow, request);
+  return acceptTrigger(deps, { caller, workflow, request, transactionId });
+}

@@ -1,0 +1,18 @@
+import { isoNow } from '../../domain/clock.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { isRecordId } from '../../domain/ids.js';
+import type { Caller } from '../../domain/types.js';
+import type { Deps } from '../deps.js';
+
+export interface DeleteMessageInput {
+  caller: Caller;
+  messageId: string;
+}
+
+/** Soft delete: gone from lists and reads afterwards (404), irreversible through the API. */
+export async function deleteMessage(deps: Deps, input: DeleteMessageInput): Promise<{ acknowledged: true; status: 'deleted' }> {
+  const deleted =
+    isRecordId(input.messageId) && (await deps.store.messages.softDelete(input.caller.environmentId, input.messageId, isoNow(deps.clock)));
+  if (!deleted) throw NotFoundError.entity('Message', input.messageId);
+  return { acknowledged: true, status: 'deleted' };
+}

@@ -1,0 +1,54 @@
+import { ValidationError } from '../../domain/errors.js';
+import type { Caller, NotificationEvent, Page } from '../../domain/types.js';
+import type { Deps } from '../deps.js';
+import { validateContextKeyFilter } from '../messages/context-key-filter.js';
+import { parseIsoTimestamp } from './iso-timestamp.js';
+
+export interface ListNotificationsInput {
+  caller: Caller;
+  channels?: string[];
+  templates?: string[];
+  emails?: string[];
+  /** Deprecated: substring of the subscriberId, email or name. */
+  search?: string;
+  subscriberIds?: string[];
+  severity?: string[];
+  transactionId?: string;
+  topicKey?: string;
+  subscriptionId?: string;
+  contextKeys?: string[];
+  /** ISO 8601; only events created after it. Default: none, or the configured retention window. */
+  after?: string;
+  /** ISO 8601; only events created before it. Default: the time of the request. */
+  before?: string;
+  page: number;
+  limit: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The environment's events newest first, each with its jobs and their execution details. */
+export async function listNotifications(deps: Deps, input: ListNotificationsInput): Promise<Page<NotificationEvent>> {
+  const { caller, after, before, contextKeys, ...filter } = input;
+  const now = deps.clock.now();
+  const problems: string[] = [];
+  const afterIso = after === undefined ? defaultAfter(deps, now) : parseIsoTimestamp(after);
+  const beforeIso = before === undefined ? new Date(now).toISOString() : parseIsoTimestamp(before);
+  if (afterIso === undefined && after !== undefined) problems.push('after must be an ISO 8601 date-time');
+  if (beforeIso === undefined) problems.push('before must be an ISO 8601 date-time');
+  if (problems.length === 0 && after !== undefined && before !== undefined && afterIso! > beforeIso!) {
+    problems.push('after must not be later than before');
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return deps.store.notifications.list(caller.environmentId, {
+    ...filter,
+    contextKeys: validateContextKeyFilter(contextKeys),
+    after: afterIso,
+    before: beforeIso,
+  });
+}
+
+function defaultAfter(deps: Deps, now: number): string | undefined {
+  const days = deps.config.activityRetentionDays;
+  return days === undefined ? undefined : new Date(now - days * DAY_MS).toISOString();
+}

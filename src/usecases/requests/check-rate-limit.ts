@@ -1,0 +1,51 @@
+import { RateLimitedError } from '../../domain/errors.js';
+import type { Deps } from '../deps.js';
+
+export type RateLimitCategory = 'trigger' | 'configuration' | 'global';
+
+export interface CheckRateLimitInput {
+  environmentId: string;
+  category: RateLimitCategory;
+}
+
+/** What the RateLimit-* headers report. `resetSeconds` counts to the end of the current window. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  policy: string;
+}
+
+/** The start of the fixed window holding `nowMs`, and the seconds left in it (at least 1). */
+export function currentWindow(nowMs: number, windowSeconds: number): { windowStart: string; resetSeconds: number } {
+  const windowMs = windowSeconds * 1000;
+  const startMs = Math.floor(nowMs / windowMs) * windowMs;
+  return { windowStart: new Date(startMs).toISOString(), resetSeconds: Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000)) };
+}
+
+/**
+ * Counts one request against the environment's limit for the category, fixed windows of
+ * `config.rateLimit.windowSeconds`. Over the limit: RateLimitedError (429 + Retry-After), carrying the
+ * state so the caller can still send the RateLimit-* headers. Returns undefined when limits are off.
+ */
+export async function checkRateLimit(deps: Pick<Deps, 'config' | 'clock' | 'rateLimits'>, input: CheckRateLimitInput): Promise<RateLimitState | undefined> {
+  const settings = deps.config.rateLimit;
+  if (!settings.enabled) return undefined;
+  const limit = settings[input.category];
+  const { windowStart, resetSeconds } = currentWindow(deps.clock.now(), settings.windowSeconds);
+  const count = await deps.rateLimits.hit(input.environmentId, input.category, windowStart, settings.windowSeconds);
+  const state: RateLimitState = {
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds,
+    policy: `${limit};w=${settings.windowSeconds};name="${input.category}"`,
+  };
+  if (count > limit) throw new RateLimitExceeded(state);
+  return state;
+}
+
+export class RateLimitExceeded extends RateLimitedError {
+  constructor(readonly state: RateLimitState) {
+    super(state.resetSeconds);
+  }
+}

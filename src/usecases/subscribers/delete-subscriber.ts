@@ -1,0 +1,20 @@
+import { isoNow } from '../../domain/clock.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { Caller } from '../../domain/types.js';
+import type { Deps } from '../deps.js';
+
+export interface DeleteSubscriberInput {
+  caller: Caller;
+  subscriberId: string;
+}
+
+/** Soft delete: the subscriber is gone from reads (404) and its subscriberId may be created again. */
+export async function deleteSubscriber(deps: Deps, input: DeleteSubscriberInput): Promise<{ acknowledged: true; status: 'deleted' }> {
+  return deps.store.transaction(async (store) => {
+    const existing = await store.subscribers.findBySubscriberId(input.caller.environmentId, input.subscriberId);
+    if (!existing || !(await store.subscribers.delete(input.caller.environmentId, existing._id, isoNow(deps.clock)))) {
+      throw NotFoundError.subscriber(input.subscriberId);
+    }
+    return { acknowledged: true, status: 'deleted' };
+  });
+}

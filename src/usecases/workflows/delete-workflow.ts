@@ -1,0 +1,16 @@
+import { isoNow } from '../../domain/clock.js';
+import type { Caller } from '../../domain/types.js';
+import type { Deps } from '../deps.js';
+import { getWorkflow } from './get-workflow.js';
+
+export interface DeleteWorkflowInput {
+  caller: Caller;
+  workflowIdOrId: string;
+}
+
+/** Soft delete: the workflow disappears from reads and its workflowId becomes free; events keep their copy. */
+export async function deleteWorkflow(deps: Deps, input: DeleteWorkflowInput): Promise<void> {
+  const current = await getWorkflow(deps, { caller: input.caller, workflowId: input.workflowIdOrId });
+  const now = isoNow(deps.clock);
+  await deps.store.workflows.save({ ...current, deleted: true, deletedAt: now, deletedBy: input.caller.actorId, updatedAt: now });
+}

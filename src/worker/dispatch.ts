@@ -1,0 +1,90 @@
+import { createTemplateRenderer, type TemplateRenderer } from '../domain/templates.js';
+import { ProviderError } from '../providers/ports.js';
+import { JOB_NAMES, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
+import { RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
+import type { Deps } from '../usecases/deps.js';
+import { processTrigger } from '../usecases/engine/process-trigger.js';
+import { failJob, recordRetry, runJob, type RunJobOptions } from '../usecases/engine/run-job.js';
+import { emptyCustomStepRegistry, type CustomStepRegistry, type StepHandlers } from '../usecases/engine/step-context.js';
+import { customStep } from './steps/custom.js';
+import { delayStep } from './steps/delay.js';
+import { deliverChannelStep } from './steps/deliver-channel-step.js';
+import { digestStep } from './steps/digest.js';
+import { httpRequestStep } from './steps/http-request.js';
+import { throttleStep } from './steps/throttle.js';
+
+export const stepHandlers: StepHandlers = {
+  in_app: deliverChannelStep,
+  email: deliverChannelStep,
+  sms: deliverChannelStep,
+  chat: deliverChannelStep,
+  push: deliverChannelStep,
+  delay: delayStep,
+  digest: digestStep,
+  throttle: throttleStep,
+  custom: customStep,
+  http_request: httpRequestStep,
+};
+
+export interface DispatchOptions {
+  customSteps?: CustomStepRegistry;
+  renderer?: TemplateRenderer;
+}
+
+/**
+ * Queue job → use-case. The only place that decides retry or fail: a retryable ProviderError (or an unexpected
+ * error) is retried while attempts remain; a non-retryable ProviderError, or the last attempt, fails the step
+ * for good (its message is recorded with status `error`) and the workflow moves on.
+ */
+export function createDispatcher(deps: Deps, options: DispatchOptions = {}): JobHandler {
+  const renderer = options.renderer ?? createTemplateRenderer();
+  const customSteps = options.customSteps ?? emptyCustomStepRegistry;
+  return async (job: QueuedJob) => {
+    switch (job.name) {
+      case JOB_NAMES.processTrigger:
+        return runProcessTrigger(deps, job);
+      case JOB_NAMES.runStep: {
+        const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: job.attempt, maxAttempts: job.maxAttempts };
+        return runStep(deps, job, runOptions);
+      }
+      default:
+        deps.logger.warn({ name: job.name, jobId: job.id }, 'unknown queue job dropped');
+    }
+  };
+}
+
+async function runProcessTrigger(deps: Deps, job: QueuedJob): Promise<void> {
+  const payload = job.payload as ProcessTriggerPayload;
+  try {
+    await processTrigger(deps, payload);
+  } catch (error) {
+    if (job.attempt >= job.maxAttempts) {
+      await deps.store.triggers.setState(payload.environmentId, payload.triggerId, 'failed', errorText(error));
+    }
+    throw error;
+  }
+}
+
+async function runStep(deps: Deps, job: QueuedJob, options: RunJobOptions): Promise<void> {
+  const payload = job.payload as RunStepPayload;
+  try {
+    await runJob(deps, payload, options);
+  } catch (error) {
+    const failure = {
+      message: errorText(error),
+      raw: error instanceof ProviderError ? error.raw : undefined,
+      providerId: undefined,
+    };
+    const retryable = error instanceof ProviderError ? error.retryable : true;
+    if (retryable && job.attempt < job.maxAttempts) {
+      await recordRetry(deps, payload, { ...failure, attempt: job.attempt, maxAttempts: job.maxAttempts });
+      throw new RetryableJobError(failure.message);
+    }
+    deps.logger.warn({ jobId: payload.jobId, error: failure.message }, 'step failed');
+    await failJob(deps, payload, failure, options);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,35 @@
+import type { TemplateRenderer } from '../domain/templates.js';
+import type { Deps } from '../usecases/deps.js';
+import type { CustomStepRegistry } from '../usecases/engine/step-context.js';
+import { recoverAcceptedTriggers } from '../usecases/events/recover-triggers.js';
+import { createDispatcher } from './dispatch.js';
+
+export interface WorkerOptions {
+  customSteps?: CustomStepRegistry;
+  renderer?: TemplateRenderer;
+  /** Jobs run at once; default config.worker.concurrency. */
+  concurrency?: number;
+}
+
+export interface Worker {
+  start(): Promise<void>;
+  /** Stops taking jobs and waits for running ones (returned to the queue after `graceMs`). */
+  stop(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** The worker: a thin adapter from the queue to the engine's use-cases. */
+export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
+  let started = false;
+  return {
+    async start() {
+      if (started) return;
+      started = true;
+      const recovered = await recoverAcceptedTriggers(deps);
+      if (recovered > 0) deps.logger.info({ recovered }, 're-enqueued accepted triggers');
+      await deps.queue.start(createDispatcher(deps, options), { concurrency: options.concurrency ?? deps.config.worker.concurrency });
+    },
+    async stop(stopOptions = {}) {
+      await deps.queue.close({ graceMs: stopOptions.graceMs });
+    },
+  };
+}

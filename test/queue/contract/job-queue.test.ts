@@ -1,0 +1,232 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobQueue, type QueuedJob } from '../../../src/queue/ports.js';
+import { BullMqQueue } from '../../../src/queue/bullmq-queue.js';
+import type { Logger } from '../../../src/usecases/deps.js';
+import { openTestRedis, openTestSqlite, servicesAvailable } from '../../helpers/databases.js';
+import { systemClock } from '../../../src/domain/clock.js';
+
+/**
+ * One JobQueue contract, every implementation: the SQL queue (jobs table) and BullMQ (Redis).
+ * A backend is one isolated store (a fresh SQLite file or Redis prefix); `open()` can be called several
+ * times on it to get several queue instances, as separate API/worker processes would.
+ */
+interface Backend {
+  open(options: { attempts: number; backoffMs: number }): JobQueue;
+  dispose(): Promise<void>;
+}
+
+interface Implementation {
+  name: string;
+  available: boolean;
+  backend(): Promise<Backend>;
+}
+
+const silentLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  child: () => silentLogger,
+};
+
+const implementations: Implementation[] = [
+  {
+    name: 'SqlQueue on SQLite',
+    available: true,
+    async backend() {
+      const { SqlQueue } = await import('../../../src/queue/sql-queue.js');
+      const database = await openTestSqlite();
+      return {
+        open: ({ attempts, backoffMs }) =>
+          new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
+        dispose: database.close,
+      };
+    },
+  },
+  {
+    name: 'BullMqQueue',
+    available: await servicesAvailable(['Redis']),
+    async backend() {
+      const redis = await openTestRedis();
+      return {
+        open: ({ attempts, backoffMs }) =>
+          new BullMqQueue({ redisUrl: redis.url, prefix: redis.prefix, logger: silentLogger, defaultAttempts: attempts, backoffMs, lockDurationMs: 5000 }),
+        dispose: redis.close,
+      };
+    },
+  },
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `condition` until true; fails after `timeoutMs` (tests stay bounded in time). */
+async function waitFor(condition: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+interface Run {
+  job: QueuedJob;
+  at: number;
+}
+
+for (const implementation of implementations) {
+  describe.skipIf(!implementation.available)(`JobQueue contract: ${implementation.name}`, () => {
+    const opened: JobQueue[] = [];
+    let backend: Backend | undefined;
+
+    async function queueOn(options = { attempts: 3, backoffMs: 50 }): Promise<JobQueue> {
+      backend ??= await implementation.backend();
+      const queue = backend.open(options);
+      opened.push(queue);
+      return queue;
+    }
+
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((queue) => queue.close({ graceMs: 100 })));
+      await backend?.dispose();
+      backend = undefined;
+    });
+
+    /** Starts consuming with a handler that records each run and then does `behaviour`. */
+    async function consume(queue: JobQueue, behaviour: (job: QueuedJob) => Promise<void> = async () => undefined): Promise<Run[]> {
+      const runs: Run[] = [];
+      await queue.start(
+        async (job) => {
+          runs.push({ job, at: Date.now() });
+          await behaviour(job);
+        },
+        { concurrency: 2 },
+      );
+      return runs;
+    }
+
+    it('runs an enqueued job once with its name and payload', async () => {
+      const queue = await queueOn();
+      await queue.enqueue('contract.plain', { triggerId: 'abc', n: 1 });
+      const runs = await consume(queue);
+      await waitFor(() => runs.length === 1, 10_000, 'the job to run');
+      await sleep(100);
+      expect(runs).toHaveLength(1);
+      expect(runs[0].job).toMatchObject({ name: 'contract.plain', payload: { triggerId: 'abc', n: 1 }, attempt: 1, maxAttempts: 3 });
+      expect(typeof runs[0].job.id).toBe('string');
+    });
+
+    it('hands jobs enqueued by one instance to a consumer on another (API and worker processes)', async () => {
+      const api = await queueOn();
+      const worker = await queueOn();
+      const runs = await consume(worker);
+      await api.enqueue('contract.crossProcess', { n: 2 });
+      await waitFor(() => runs.length === 1, 10_000, 'the job to run');
+      expect(runs[0].job.payload).toEqual({ n: 2 });
+    });
+
+    it('does not run a delayed job before its delay', async () => {
+      const queue = await queueOn();
+      const runs = await consume(queue);
+      const enqueuedAt = Date.now();
+      await queue.enqueue('contract.delayed', { n: 3 }, { delayMs: 400 });
+      await waitFor(() => runs.length === 1, 10_000, 'the delayed job to run');
+      expect(runs[0].at - enqueuedAt).toBeGreaterThanOrEqual(390);
+    });
+
+    it('retries a failing job with exponential backoff, counting attempts', async () => {
+      const queue = await queueOn({ attempts: 3, backoffMs: 100 });
+      const runs = await consume(queue, async (job) => {
+        if (job.attempt < 3) throw new RetryableJobError(`attempt ${job.attempt} failed`);
+      });
+      await queue.enqueue('contract.retry', { n: 4 });
+      await waitFor(() => runs.length === 3, 10_000, 'three attempts');
+      expect(runs.map((run) => run.job.attempt)).toEqual([1, 2, 3]);
+      expect(runs.every((run) => run.job.maxAttempts === 3)).toBe(true);
+      expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(90);
+      expect(runs[2].at - runs[1].at).toBeGreaterThanOrEqual(190);
+    });
+
+    it('takes attempts and backoff from the enqueue options over the defaults', async () => {
+      const queue = await queueOn({ attempts: 1, backoffMs: 10 });
+      const runs = await consume(queue, async () => {
+        throw new Error('always fails');
+      });
+      await queue.enqueue('contract.ownAttempts', {}, { attempts: 2, backoffMs: 150 });
+      await waitFor(() => runs.length === 2, 10_000, 'two attempts');
+      expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(140);
+      expect(runs[1].job.maxAttempts).toBe(2);
+      await sleep(400);
+      expect(runs).toHaveLength(2);
+    });
+
+    it('stops after the last attempt', async () => {
+      const queue = await queueOn({ attempts: 2, backoffMs: 20 });
+      const runs = await consume(queue, async () => {
+        throw new RetryableJobError('still failing');
+      });
+      await queue.enqueue('contract.exhausted', {});
+      await waitFor(() => runs.length === 2, 10_000, 'two attempts');
+      await sleep(300);
+      expect(runs).toHaveLength(2);
+    });
+
+    it('fails a job at once on PermanentJobError', async () => {
+      const queue = await queueOn({ attempts: 5, backoffMs: 20 });
+      const runs = await consume(queue, async () => {
+        throw new PermanentJobError('bad payload');
+      });
+      await queue.enqueue('contract.permanent', {});
+      await waitFor(() => runs.length === 1, 10_000, 'the first attempt');
+      await sleep(300);
+      expect(runs).toHaveLength(1);
+    });
+
+    it('ignores a second enqueue with the same dedupeKey', async () => {
+      const queue = await queueOn();
+      const key: EnqueueOptions = { dedupeKey: 'trigger:65f0c0ffee0000000000abcd' };
+      await queue.enqueue('contract.dedupe', { n: 1 }, key);
+      await queue.enqueue('contract.dedupe', { n: 2 }, key);
+      await queue.enqueue('contract.dedupe', { n: 3 }, { dedupeKey: 'trigger%3A65f0c0ffee0000000000abcd' });
+      const runs = await consume(queue);
+      await waitFor(() => runs.length === 2, 10_000, 'the two distinct jobs');
+      await sleep(200);
+      expect(runs.map((run) => (run.job.payload as { n: number }).n).sort()).toEqual([1, 3]);
+    });
+
+    it('close() waits for running jobs to finish', async () => {
+      const queue = await queueOn();
+      let finished = false;
+      const runs = await consume(queue, async () => {
+        await sleep(300);
+        finished = true;
+      });
+      await queue.enqueue('contract.drain', {});
+      await waitFor(() => runs.length === 1, 10_000, 'the job to start');
+      await queue.close();
+      expect(finished).toBe(true);
+    });
+
+    it('close({ graceMs }) returns a job still running after the grace to the queue', async () => {
+      const first = await queueOn({ attempts: 3, backoffMs: 20 });
+      let release: () => void = () => undefined;
+      const blocked = new Promise<void>((resolve) => (release = resolve));
+      const firstRuns = await consume(first, () => blocked);
+      await first.enqueue('contract.returned', { n: 5 });
+      await waitFor(() => firstRuns.length === 1, 10_000, 'the job to start');
+      const closeStartedAt = Date.now();
+      await first.close({ graceMs: 150 });
+      expect(Date.now() - closeStartedAt).toBeLessThan(5000);
+
+      const second = await queueOn({ attempts: 3, backoffMs: 20 });
+      const secondRuns = await consume(second);
+      await waitFor(() => secondRuns.length === 1, 15_000, 'the returned job to run again');
+      expect(secondRuns[0].job.payload).toEqual({ n: 5 });
+      release();
+    });
+
+    it('ping() resolves while the backend is reachable', async () => {
+      const queue = await queueOn();
+      await expect(queue.ping()).resolves.toBeUndefined();
+    });
+  });
+}
