@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { buildApp } from './http/app.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
+import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 
 /**
  * Embedded mode: API and worker in one process over the SQLite file and the durable in-process queue.
@@ -11,11 +12,12 @@ import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 export interface RunningServer {
   app: FastifyInstance;
   container: Container;
+  worker: Worker;
   url: string;
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config = loadConfig()): Promise<RunningServer> {
+export async function startServer(config: Config = loadConfig(), options: { worker?: WorkerOptions } = {}): Promise<RunningServer> {
   const container = await createContainer(config);
   const { deps } = container;
   const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
@@ -28,12 +30,15 @@ export async function startServer(config: Config = loadConfig()): Promise<Runnin
   const app = await buildApp(deps, { logger: deps.logger });
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
+  const worker = createWorker(deps, options.worker);
+  await worker.start();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
+      await worker.stop();
       await container.close();
     })());
-  return { app, container, url, stop };
+  return { app, container, worker, url, stop };
 }

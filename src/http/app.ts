@@ -11,8 +11,13 @@ import { rateLimitPlugin } from './rate-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationsRoutes } from './routes/integrations.js';
 import { subscribersRoutes } from './routes/subscribers.js';
+import { subscriberCredentialsRoutes } from './routes/subscriber-credentials.js';
 import { messagesRoutes } from './routes/messages.js';
 import { notificationsRoutes } from './routes/notifications.js';
+import { workflowsRoutes } from './routes/workflows.js';
+import { topicsRoutes } from './routes/topics.js';
+import { eventsRoutes } from './routes/events.js';
+import { inboxRoutes } from './routes/inbox.js';
 
 export interface BuildAppOptions {
   /** A pino logger instance (or pino options); `false` silences request logs (tests). */
@@ -78,8 +83,13 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(healthRoutes, { deps });
   await app.register(integrationsRoutes, { deps });
   await app.register(subscribersRoutes, { deps });
+  await app.register(subscriberCredentialsRoutes, { deps });
   await app.register(messagesRoutes, { deps });
   await app.register(notificationsRoutes, { deps });
+  await app.register(workflowsRoutes, { deps });
+  await app.register(topicsRoutes, { deps });
+  await app.register(eventsRoutes, { deps });
+  await app.register(inboxRoutes, { deps });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   await app.ready();

@@ -43,23 +43,44 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   unavailable: 503,
 };
 
-/** Turns ajv errors into "field must ..." strings, the form Novu clients display. */
+type AjvItem = NonNullable<FastifyError['validation']>[number];
+
+function fieldOf(error: FastifyError, item: AjvItem): string {
+  const path = (item.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+  return path || error.validationContext || 'body';
+}
+
+/**
+ * Turns ajv errors into "field must ..." strings, the form Novu clients display. The branch errors of
+ * a union (anyOf) are folded into one message per field: `channel must be one of the following
+ * values: email, sms` rather than one "must be equal to constant" per branch.
+ */
 export function validationMessages(error: FastifyError): string[] {
   const items = error.validation ?? [];
   if (items.length === 0) return [error.message];
-  return items.map((item) => {
+  const unionPaths = new Set(items.filter((item) => item.keyword === 'anyOf').map((item) => item.instancePath));
+  const messages = items.flatMap((item): string[] => {
     const params = item.params as Record<string, unknown>;
-    const path = (item.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+    const field = fieldOf(error, item);
+    if (item.keyword === 'anyOf') {
+      const branches = items.filter((other) => other.instancePath === item.instancePath && other.keyword !== 'anyOf');
+      const constants = branches.filter((b) => b.keyword === 'const').map((b) => String((b.params as { allowedValue?: unknown }).allowedValue));
+      const types = branches.filter((b) => b.keyword === 'type').map((b) => String((b.params as { type?: unknown }).type));
+      if (constants.length > 0) return [`${field} must be one of the following values: ${constants.join(', ')}`];
+      if (types.length > 0) return [`${field} must be ${types.join(' or ')}`];
+      return [`${field} does not match any allowed shape`];
+    }
+    if (unionPaths.has(item.instancePath) && (item.keyword === 'const' || item.keyword === 'type')) return [];
     if (item.keyword === 'required') {
-      const field = [path, String(params.missingProperty)].filter(Boolean).join('.');
-      return `${field} is required`;
+      const path = (item.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+      return [`${[path, String(params.missingProperty)].filter(Boolean).join('.')} is required`];
     }
-    const field = path || error.validationContext || 'body';
     if (item.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-      return `${field} must be one of the following values: ${params.allowedValues.join(', ')}`;
+      return [`${field} must be one of the following values: ${params.allowedValues.join(', ')}`];
     }
-    return `${field} ${item.message ?? 'is invalid'}`;
+    return [`${field} ${item.message ?? 'is invalid'}`];
   });
+  return [...new Set(messages)];
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003']);

@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../usecases/deps.js';
 import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
@@ -109,25 +109,29 @@ export class BullMqQueue implements JobQueue {
 
   private async closeOnce(graceMs?: number): Promise<void> {
     if (this.worker) {
-      const worker = this.worker;
-      // Stop taking jobs (locks of running ones keep being renewed), then give the running ones their grace.
-      await worker.pause(true);
-      const finished = Promise.allSettled([...this.running.values()].map((entry) => entry.done));
-      if (graceMs === undefined || (await settlesWithin(finished, graceMs))) {
-        await worker.close();
+      // close() stops fetching at once (it drops the blocking connection) and resolves when running jobs end.
+      const drained = this.worker.close();
+      drained.catch((error: unknown) => this.options.logger.warn({ err: error }, 'job worker close failed'));
+      if (graceMs === undefined || (await settlesWithin(drained, graceMs))) {
+        await drained;
       } else {
-        // Out of grace: hand the running jobs back to the queue now instead of waiting for their locks to lapse.
-        await Promise.all(
-          [...this.running.values()].map(({ job, token }) =>
-            job.moveToWait(token).catch((error: unknown) => this.options.logger.warn({ err: error, jobId: job.id }, 'could not return a job')),
-          ),
-        );
-        await worker.close(true);
+        // Out of grace: hand the running jobs back now rather than when their locks lapse. A handler still
+        // running finishes in the background; its outcome is discarded (handlers are idempotent).
+        await Promise.all([...this.running.values()].map((entry) => this.returnToQueue(entry.job, entry.token)));
       }
       this.workerConnection?.disconnect();
     }
     await this.queue.close().catch(() => undefined);
     if (this.ownsConnection) this.connection.disconnect();
+  }
+
+  private async returnToQueue(job: Job, token: string): Promise<void> {
+    try {
+      const stored = await Job.fromId(this.queue, job.id ?? '');
+      await stored?.moveToWait(token);
+    } catch (error) {
+      this.options.logger.warn({ err: error, jobId: job.id }, 'could not return a running job; it returns when its lock lapses');
+    }
   }
 
   async ping(): Promise<void> {

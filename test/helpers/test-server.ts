@@ -10,6 +10,8 @@ import { createApiKey } from '../../src/usecases/auth/api-keys.js';
 import { createSessionToken } from '../../src/usecases/auth/session-tokens.js';
 import { bootstrapTenancy } from '../../src/usecases/tenancy/bootstrap-tenancy.js';
 import type { Deps } from '../../src/usecases/deps.js';
+import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/worker.js';
+import { SqlQueue } from '../../src/queue/sql-queue.js';
 import { scaleoutResourcesFor, releaseScaleoutResources } from './databases.js';
 
 /**
@@ -32,6 +34,26 @@ export interface TestServer {
   /** fetch against the server; `key` defaults to devKey (pass null to send no Authorization). */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   close(options?: { keepData?: boolean }): Promise<void>;
+  /** The embedded worker, when started with `worker`. */
+  worker?: Worker;
+  /** Makes the queue look for due jobs now (after moving a manual clock). */
+  wake(): void;
+  /** Resolves once no queue job is waiting or running (jobs due later count as waiting). */
+  waitForIdle(options?: { timeoutMs?: number; ignoreDelayed?: boolean }): Promise<void>;
+}
+
+/** A clock tests move by hand: the worker and queue read time only through `deps.clock`. */
+export class ManualClock implements Clock {
+  constructor(private current = Date.parse('2026-01-05T10:00:00.000Z')) {}
+  now(): number {
+    return this.current;
+  }
+  set(ms: number | string): void {
+    this.current = typeof ms === 'string' ? Date.parse(ms) : ms;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
 }
 
 export interface RequestOptions {
@@ -59,6 +81,8 @@ export interface TestServerOptions {
   /** Reuse a data directory (restart tests). */
   dataDir?: string;
   appOptions?: BuildAppOptions;
+  /** Start the embedded worker (true, or its options: custom steps, concurrency). */
+  worker?: boolean | WorkerOptions;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -81,6 +105,24 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   const app = await buildApp(deps, options.appOptions);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const worker = options.worker ? createWorker(deps, options.worker === true ? {} : options.worker) : undefined;
+  await worker?.start();
+  const wake = () => {
+    if (deps.queue instanceof SqlQueue) deps.queue.wake();
+  };
+  async function waitForIdle(waitOptions: { timeoutMs?: number; ignoreDelayed?: boolean } = {}): Promise<void> {
+    const deadline = Date.now() + (waitOptions.timeoutMs ?? 10_000);
+    for (;;) {
+      const nowIso = new Date(deps.clock.now()).toISOString();
+      let query = container.db.selectFrom('queue_jobs').select((eb) => eb.fn.countAll<number>().as('count')).where('state', 'in', ['waiting', 'active']);
+      if (waitOptions.ignoreDelayed) query = query.where((eb) => eb.or([eb('state', '=', 'active'), eb('run_at', '<=', nowIso)]));
+      const { count } = await query.executeTakeFirstOrThrow();
+      if (Number(count) === 0) return;
+      if (Date.now() > deadline) throw new Error(`queue still has ${count} job(s) after ${waitOptions.timeoutMs ?? 10_000} ms`);
+      wake();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 
   async function request(method: string, path: string, req: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...(req.headers ?? {}) };
@@ -106,8 +148,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     url, app, deps, container, config, dataDir, devKey, prodKey, devSession, prodSession, devEnvironmentId, prodEnvironmentId,
     request,
+    worker,
+    wake,
+    waitForIdle,
     async close(closeOptions = {}) {
       await app.close();
+      await worker?.stop();
       await container.close();
       if (!closeOptions.keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (!closeOptions.keepData) await releaseScaleoutResources(dataDir);

@@ -16,7 +16,9 @@ import { FreeObject, IsoDateTime } from './common.js';
  * `shouldStopOnFail` and `variants`.
  */
 
-const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((value) => Type.Literal(value)));
+/** A string enum (ajv reports "must be one of the following values: ..."). */
+export const literals = <const T extends readonly string[]>(values: T) =>
+  Type.Unsafe<T[number]>(Type.String({ enum: [...values] }));
 
 export const WORKFLOW_STEP_TYPES = STEP_TYPES.filter((type) => type !== 'trigger');
 

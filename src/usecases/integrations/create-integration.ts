@@ -56,6 +56,8 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
   const credentials = input.credentials ?? {};
   const active = input.active ?? false;
   if (active) validateIntegrationCredentials(entry, credentials);
+  // Cheap local rules first, so a 409 never costs a live provider round trip.
+  if (input.identifier !== undefined) await assertIdentifierFree(deps.store, caller, input.identifier);
   if (active && input.check !== false) {
     await checkIntegration(deps, { providerId: entry.id, channel: entry.channel, credentials });
   }

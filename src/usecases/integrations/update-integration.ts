@@ -67,6 +67,8 @@ export async function updateIntegration(deps: Deps, input: UpdateIntegrationInpu
   const current = await loadIntegration(deps.store, caller, input.integrationId);
   const next = merged(current, input);
   validateIfActive(next);
+  // Cheap local rules first, so a 409 never costs a live provider round trip.
+  if (next.identifier !== current.identifier) await assertIdentifierFree(deps.store, caller, next.identifier, current._id);
   if (next.active && input.check !== false) await checkIntegration(deps, next);
 
   const saved = await deps.store.transaction(async (store) => {

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobQueue, type QueuedJob } from '../../../src/queue/ports.js';
 import { BullMqQueue } from '../../../src/queue/bullmq-queue.js';
 import type { Logger } from '../../../src/usecases/deps.js';
-import { openTestRedis, openTestSqlite, servicesAvailable } from '../../helpers/databases.js';
+import { SqlQueue } from '../../../src/queue/sql-queue.js';
+import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
 import { systemClock } from '../../../src/domain/clock.js';
 
 /**
@@ -23,7 +24,7 @@ interface Implementation {
 
 const silentLogger: Logger = {
   info: () => undefined,
-  warn: () => undefined,
+  warn: (o: unknown, m?: string) => void (process.env.DEBUG_Q && console.log('WARN', m, o)),
   error: () => undefined,
   debug: () => undefined,
   child: () => silentLogger,
@@ -34,8 +35,19 @@ const implementations: Implementation[] = [
     name: 'SqlQueue on SQLite',
     available: true,
     async backend() {
-      const { SqlQueue } = await import('../../../src/queue/sql-queue.js');
       const database = await openTestSqlite();
+      return {
+        open: ({ attempts, backoffMs }) =>
+          new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
+        dispose: database.close,
+      };
+    },
+  },
+  {
+    name: 'SqlQueue on PostgreSQL',
+    available: await servicesAvailable(['PostgreSQL']),
+    async backend() {
+      const database = await openTestPostgres();
       return {
         open: ({ attempts, backoffMs }) =>
           new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
@@ -227,6 +239,78 @@ for (const implementation of implementations) {
     it('ping() resolves while the backend is reachable', async () => {
       const queue = await queueOn();
       await expect(queue.ping()).resolves.toBeUndefined();
+    });
+  });
+}
+
+/** The SQL queue's own guarantee: a job its process left running (crash) returns once the lease lapses. */
+for (const [name, available, open] of [
+  ['SQLite', true, openTestSqlite],
+  ['PostgreSQL', await servicesAvailable(['PostgreSQL']), openTestPostgres],
+] as const) {
+  describe.skipIf(!available)(`SqlQueue lease on ${name}`, () => {
+    let database: TestSqlDatabase | undefined;
+    let queue: SqlQueue | undefined;
+    afterEach(async () => {
+      await queue?.close({ graceMs: 100 });
+      await database?.close();
+    });
+
+    it('runs again a job whose process died while running it, as its next attempt', async () => {
+      database = await open();
+      const crashedAt = new Date(Date.now() - 60_000).toISOString();
+      // The row a crashed process leaves: claimed (attempts 1), lease expired, never finished.
+      await database.db
+        .insertInto('queue_jobs')
+        .values({
+          id: '65f0c0ffee0000000000abcd',
+          name: 'contract.crashed',
+          payload: JSON.stringify({ n: 7 }),
+          run_at: crashedAt,
+          attempts: 1,
+          max_attempts: 3,
+          state: 'active',
+          locked_until: new Date(Date.now() - 1000).toISOString(),
+          last_error: null,
+          dedupe_key: null,
+          created_at: crashedAt,
+          updated_at: crashedAt,
+        })
+        .execute();
+      queue = new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: 3, backoffMs: 20 });
+      const runs: QueuedJob[] = [];
+      await queue.start(async (job) => void runs.push(job), { concurrency: 1 });
+      await waitFor(() => runs.length === 1, 10_000, 'the abandoned job to run');
+      expect(runs[0]).toMatchObject({ id: '65f0c0ffee0000000000abcd', payload: { n: 7 }, attempt: 2, maxAttempts: 3 });
+    });
+
+    it('does not take a job whose lease is still live', async () => {
+      database = await open();
+      const now = new Date().toISOString();
+      await database.db
+        .insertInto('queue_jobs')
+        .values({
+          id: '65f0c0ffee0000000000abce',
+          name: 'contract.leased',
+          payload: '{}',
+          run_at: now,
+          attempts: 1,
+          max_attempts: 3,
+          state: 'active',
+          locked_until: new Date(Date.now() + 60_000).toISOString(),
+          last_error: null,
+          dedupe_key: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      queue = new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: 3, backoffMs: 20 });
+      const runs: QueuedJob[] = [];
+      await queue.start(async (job) => void runs.push(job), { concurrency: 1 });
+      await queue.enqueue('contract.marker', {});
+      await waitFor(() => runs.length === 1, 10_000, 'the marker job');
+      await sleep(200);
+      expect(runs.map((job) => job.name)).toEqual(['contract.marker']);
     });
   });
 }
