@@ -195,6 +195,21 @@ describe('subscriber channel credentials over HTTP', () => {
       expect(after.updatedAt).toBe(subscriber.updatedAt);
     });
 
+    it('answers 204 with no body again when repeated with the same Idempotency-Key', async () => {
+      const subscriber = await createSubscriber();
+      const path = credentialsPath(subscriber.subscriberId);
+      await server.request('PUT', path, { body: { providerId: 'pushpad', credentials: { deviceTokens: ['p1'] } } });
+      const headers = { 'idempotency-key': unique('delete-key') };
+      const first = await server.request('DELETE', `${path}/pushpad`, { headers });
+      const second = await server.request('DELETE', `${path}/pushpad`, { headers });
+      for (const response of [first, second]) {
+        expect(response.status, response.text).toBe(204);
+        expect(response.text).toBe('');
+        expect(response.headers.get('idempotency-key')).toBe(headers['idempotency-key']);
+      }
+      expect((await stored(subscriber.subscriberId)).channels).toEqual([]);
+    });
+
     it('answers 400 for a provider that is not a chat or push provider', async () => {
       const subscriber = await createSubscriber();
       const response = await server.request('DELETE', `${credentialsPath(subscriber.subscriberId)}/sendgrid`);
@@ -215,6 +230,8 @@ describe('subscriber channel credentials over HTTP', () => {
       ['an empty device token', { providerId: 'fcm', credentials: { deviceTokens: ['ok', ''] } }, 'deviceTokens'],
       ['a blank device token', { providerId: 'fcm', credentials: { deviceTokens: ['   '] } }, 'deviceTokens'],
       ['a device token that is not a string', { providerId: 'fcm', credentials: { deviceTokens: [{ token: 'x' }] } }, 'deviceTokens'],
+      ['deviceTokens as a single string', { providerId: 'fcm', credentials: { deviceTokens: 'token-1' } }, 'deviceTokens'],
+      ['a numeric webhookUrl', { providerId: 'slack', credentials: { webhookUrl: 5 } }, 'webhookUrl'],
     ];
 
     for (const method of ['PUT', 'PATCH']) {

@@ -85,6 +85,8 @@ describe('POST /v2/subscribers', () => {
       [{ subscriberId: 'x', timezone: 'Mars/Olympus' }, /timezone/],
       [{ subscriberId: 'x', data: 'text' }, /data/],
       [{ subscriberId: 'x', firstName: { a: 1 } }, /firstName/],
+      [{ subscriberId: 'x', firstName: 5 }, /firstName/],
+      [{ subscriberId: 5 }, /subscriberId/],
     ];
     for (const [body, message] of cases) {
       const response = await server.request('POST', '/v2/subscribers', { body });
@@ -199,7 +201,7 @@ describe('PATCH /v1/subscribers/{subscriberId}/online-status', () => {
 
   it('requires a boolean isOnline', async () => {
     const created = await create({ subscriberId: 'online-bad' });
-    for (const body of [{}, { isOnline: 'maybe' }, { isOnline: { on: true } }, { isOnline: null }]) {
+    for (const body of [{}, { isOnline: 'maybe' }, { isOnline: 'true' }, { isOnline: 1 }, { isOnline: { on: true } }, { isOnline: null }]) {
       const response = await server.request('PATCH', '/v1/subscribers/online-bad/online-status', { body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expectErrorBody(response.body, 400);

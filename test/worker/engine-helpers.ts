@@ -14,7 +14,7 @@ export async function trigger(server: TestServer, body: Record<string, unknown>,
 
 /** The events of a transaction, read back through GET /v1/notifications. */
 export async function eventsOf(server: TestServer, transactionId: string, key?: string): Promise<any[]> {
-  const response = await server.request('GET', `/v1/notifications?transactionId=${encodeURIComponent(transactionId)}&limit=50`, { key });
+  const response = await server.request('GET', `/v1/notifications?transactionId=${encodeURIComponent(transactionId)}&limit=50&before=2100-01-01T00:00:00.000Z`, { key });
   expect(response.status, response.text).toBe(200);
   return response.body.data;
 }

@@ -35,7 +35,7 @@ export async function updateSubscriberChannel(deps: Deps, input: SubscriberChann
       credentials: input.credentials,
       _integrationId: integration?._id ?? '',
     };
-    const channels = mode !== 'replace' ? replaceChannelEntry(subscriber.channels, entry) : mergeChannelEntry(subscriber.channels, entry);
+    const channels = mode === 'replace' ? replaceChannelEntry(subscriber.channels, entry) : mergeChannelEntry(subscriber.channels, entry);
     const updated: Subscriber = { ...subscriber, channels, __v: subscriber.__v + 1, updatedAt: isoNow(deps.clock) };
     await store.subscribers.save(updated);
     return updated;

@@ -38,17 +38,19 @@ export interface PreferencesInput extends ChannelPreferencesInput {
 /** Builds the stored steps; `existing` steps keep their `_id` when matched by `_id` or stepId. Throws ValidationError. */
 export function buildSteps(inputs: StepInput[], existing: WorkflowStep[] = []): WorkflowStep[] {
   const problems: string[] = [];
-  const usedStepIds = new Set<string>();
-  const explicit = inputs.map((input) => input.stepId).filter((id): id is string => id !== undefined);
-  for (const [index, stepId] of explicit.entries()) {
-    if (explicit.indexOf(stepId) !== index) problems.push(`steps: duplicate stepId "${stepId}"`);
+  // A step sent with its `_id` and no stepId keeps its stepId: renaming a step must not change its slug.
+  const kept = inputs.map((input) => (input._id !== undefined ? existing.find((step) => step._id === input._id) : undefined));
+  const explicit = inputs.map((input, index) => input.stepId ?? kept[index]?.stepId);
+  const named = explicit.filter((id): id is string => id !== undefined);
+  for (const [index, stepId] of named.entries()) {
+    if (named.indexOf(stepId) !== index) problems.push(`steps: duplicate stepId "${stepId}"`);
   }
-  explicit.forEach((id) => usedStepIds.add(id));
+  const usedStepIds = new Set(named);
 
   const steps = inputs.map((input, index) => {
-    const stepId = input.stepId ?? uniqueSlug(slugify(input.name) || input.type, usedStepIds);
+    const stepId = explicit[index] ?? uniqueSlug(slugify(input.name) || input.type, usedStepIds);
     usedStepIds.add(stepId);
-    const previous = existing.find((step) => (input._id !== undefined ? step._id === input._id : step.stepId === stepId));
+    const previous = kept[index] ?? (input._id === undefined ? existing.find((step) => step.stepId === stepId) : undefined);
     const step = buildStep(input, stepId, previous?._id, `steps[${index}]`, problems);
     const variants = (input.variants ?? []).map((variant, variantIndex) =>
       buildStep(variant, stepId, undefined, `steps[${index}].variants[${variantIndex}]`, problems),
