@@ -1,9 +1,9 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../usecases/deps.js';
-import { registerErrorHandler } from './error-handler.js';
+import { errorBody, registerErrorHandler } from './error-handler.js';
 import { ErrorBody } from './schemas/common.js';
 import { authPlugin } from './auth.js';
 import { idempotencyPlugin } from './idempotency.js';
@@ -34,6 +34,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   const app = Fastify({
     ...loggerOptions(options.logger),
     logController: new LogController({ disableRequestLogging: true }),
+    // A URL fastify cannot decode (`/%zz`) never reaches the error handler: answer it in the same shape.
+    frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: false,
     ajv: {

@@ -19,10 +19,15 @@ declare module 'fastify' {
 export const authPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
+    if (request.routeOptions.config?.public || isDocsPath(request.url)) return;
     request.caller = await authenticateCaller(opts.deps, request.headers.authorization);
   });
 });
+
+/** The API reference pages (@fastify/swagger-ui registers them without our route config). */
+function isDocsPath(url: string): boolean {
+  return url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs?');
+}
 
 /** The caller of an authenticated route; routes use this instead of the optional field. */
 export function callerOf(request: { caller?: Caller }): Caller {

@@ -63,6 +63,12 @@ export interface SubscriberListFilter {
   email?: string;
   name?: string;
   subscriberId?: string;
+  phone?: string;
+  /** Newest first (DESC, the default) or oldest first, by createdAt then _id. */
+  orderDirection?: 'ASC' | 'DESC';
+  /** Keyset cursors (Novu v2): records after / before this one in the order. They replace `page`. */
+  after?: { createdAt: string; id: string };
+  before?: { createdAt: string; id: string };
   page: number;
   limit: number;
 }
@@ -75,6 +81,7 @@ export interface SubscriberRepository {
   findManyBySubscriberIds(environmentId: string, subscriberIds: string[]): Promise<Subscriber[]>;
   /** Replaces the stored record; matched by environment and `_id`. */
   save(subscriber: Subscriber): Promise<void>;
+  /** Filters AND-ed; totalCount counts the filter matches regardless of page or cursor. */
   list(environmentId: string, filter: SubscriberListFilter): Promise<Page<Subscriber>>;
   /** Every non-deleted subscriber id of the environment, in pages (for broadcast). */
   listIds(environmentId: string, afterId: string | undefined, limit: number): Promise<Array<{ _id: string; subscriberId: string }>>;
@@ -109,6 +116,11 @@ export interface MessageRepository {
    * existing one (`created: false`), which makes step reruns idempotent.
    */
   create(message: Message): Promise<{ message: Message; created: boolean }>;
+  /**
+   * Inserts many messages with multi-row statements (bulk producers, seeding). Messages whose job already
+   * has one are skipped, as in `create`. Call it inside a transaction for all-or-nothing.
+   */
+  createMany(messages: Message[]): Promise<void>;
   get(environmentId: string, id: string): Promise<Message | undefined>;
   findByJobId(environmentId: string, jobId: string): Promise<Message | undefined>;
   /** Newest first, non-deleted; always returns totalCount. */
@@ -146,6 +158,8 @@ export interface NotificationListFilter {
 export interface NotificationRepository {
   /** Inserts the event (without jobs; jobs are stored separately). */
   create(event: NotificationEvent): Promise<void>;
+  /** Inserts many events (without jobs) with multi-row statements; call it inside a transaction. */
+  createMany(events: NotificationEvent[]): Promise<void>;
   /** The event with its jobs and each job's execution details. */
   get(environmentId: string, id: string): Promise<NotificationEvent | undefined>;
   /** Newest first; `hasMore` from a limit+1 fetch; events with their jobs and details. */

@@ -121,13 +121,11 @@ export async function insertMessage(store: Store, subscriber: Subscriber, overri
   return message;
 }
 
-/** Inserts many messages in transactions of 1,000 (10,000 take a second or two on SQLite). */
+/** Inserts many messages with multi-row statements, in transactions of 1,000. */
 export async function insertMessages(store: Store, messages: Message[]): Promise<void> {
   for (let i = 0; i < messages.length; i += 1000) {
     const batch = messages.slice(i, i + 1000);
-    await store.transaction(async (tx) => {
-      for (const message of batch) await tx.messages.create(message);
-    });
+    await store.transaction((tx) => tx.messages.createMany(batch));
   }
 }
 
@@ -237,8 +235,18 @@ export async function insertNotificationEvents(store: Store, events: BuiltEvent[
   for (let i = 0; i < events.length; i += 500) {
     const batch = events.slice(i, i + 500);
     await store.transaction(async (tx) => {
-      for (const { event } of batch) await tx.notifications.create(event);
+      await tx.notifications.createMany(batch.map(({ event }) => event));
       await tx.jobs.createMany(batch.flatMap(({ jobs }) => jobs));
     });
   }
+}
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a volume test failure reproduces. */
+export function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

@@ -39,6 +39,10 @@ describe('error answers', () => {
     expect(response.status).toBe(404);
     expectErrorBody(response.body, 404);
     expect(response.body).toMatchObject({ message: 'Cannot GET /v1/no-such-thing', error: 'Not Found' });
+    const badUrl = await server.request('GET', '/v1/%zz');
+    expect(badUrl.status).toBe(400);
+    expectErrorBody(badUrl.body, 400);
+    expect(badUrl.body.message).toEqual(['url is not a valid URL']);
     const wrongMethod = await server.request('PATCH', '/health');
     expect(wrongMethod.status).toBe(404);
     expectErrorBody(wrongMethod.body, 404);

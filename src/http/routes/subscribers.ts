@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
 import { strictBodyValidatorCompiler } from '../schemas/strict-body.js';
-import { Acknowledged, DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
+import { Acknowledged, DataEnvelope, IdempotencyHeaders, commonErrorResponses } from '../schemas/common.js';
 import {
   CreateSubscriberBody,
   CreateSubscriberQuery,
   ListSubscribersQuery,
   OnlineStatusBody,
   PatchSubscriberBody,
+  SubscriberListBody,
   SubscriberParams,
   SubscriberSchema,
 } from '../schemas/subscriber.js';
@@ -49,11 +50,11 @@ export const subscribersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
         summary: 'List subscribers, newest first',
         querystring: ListSubscribersQuery,
         headers: IdempotencyHeaders,
-        response: { 200: PageEnvelope(SubscriberSchema, { totalCount: true }), ...commonErrorResponses },
+        response: { 200: SubscriberListBody, ...commonErrorResponses },
       },
     },
     async (request) => {
-      const { page = 0, limit = 10, ...filter } = request.query;
+      const { page = 0, limit = 10, orderBy: _creationOrderEither, includeCursor: _alwaysIncluded, ...filter } = request.query;
       return listSubscribers(deps, { caller: callerOf(request), ...filter, page, limit });
     },
   );

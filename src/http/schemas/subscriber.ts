@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoDateTime } from './common.js';
+import { IsoDateTime, PageEnvelope } from './common.js';
 
 /**
  * `type: [x, 'null']` rather than anyOf: with the app's type coercion, anyOf would turn a null into "" in
@@ -90,6 +90,18 @@ export const ListSubscribersQuery = Type.Object({
   email: Type.Optional(Type.String({ description: 'exact, case-insensitive' })),
   name: Type.Optional(Type.String({ description: 'substring of the first, last or full name, case-insensitive' })),
   subscriberId: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String({ description: 'exact' })),
+  after: Type.Optional(Type.String({ description: "cursor: a previous answer's `next` (replaces page)" })),
+  before: Type.Optional(Type.String({ description: "cursor: a previous answer's `previous` (replaces page)" })),
+  orderDirection: Type.Optional(Type.Unsafe<'ASC' | 'DESC'>({ type: 'string', enum: ['ASC', 'DESC'], default: 'DESC' })),
+  orderBy: Type.Optional(Type.Unsafe<'createdAt' | '_id'>({ type: 'string', enum: ['createdAt', '_id'], description: 'both give creation order' })),
+  includeCursor: Type.Optional(Type.Boolean({ description: 'accepted for Novu clients; cursors are always included' })),
   page: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
 });
+
+/** Herald's page fields plus Novu v2's cursor fields (`next`, `previous`, `totalCountCapped`). */
+export const SubscriberListBody = Type.Composite([
+  PageEnvelope(SubscriberSchema, { totalCount: true }),
+  Type.Object({ next: NullableString(), previous: NullableString(), totalCountCapped: Type.Boolean() }),
+]);

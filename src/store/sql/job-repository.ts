@@ -154,7 +154,6 @@ function toStoredJob(row: JobRow, executionDetails: ExecutionDetail[]): StoredJo
     _subscriberId: row.subscriber_id,
     transactionId: row.transaction_id,
     stepIndex: Number(row.step_index),
-    digestGroup: row.digest_group,
     type: row.type as StoredJob['type'],
     status: row.status as StoredJob['status'],
     providerId: row.provider_id,
@@ -164,6 +163,7 @@ function toStoredJob(row: JobRow, executionDetails: ExecutionDetail[]): StoredJo
     updatedAt: row.updated_at,
   };
   if (row.template_id !== null) job._templateId = row.template_id;
+  if (row.digest_group !== null) job.digestGroup = row.digest_group;
   if (document.digest !== undefined) job.digest = document.digest;
   if (document.overrides !== undefined) job.overrides = document.overrides;
   if (document.payload !== undefined) job.payload = document.payload;

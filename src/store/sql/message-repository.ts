@@ -9,6 +9,9 @@ import { chunks } from './subscriber-repository.js';
 
 type MessageRow = Selectable<MessagesTable>;
 
+/** Rows per multi-row INSERT: 18 columns each stays well under the databases' bound-parameter limits. */
+const INSERT_BATCH = 200;
+
 /** Message fields held in columns; everything else lives in the JSON document. */
 const COLUMN_FIELDS = [
   '_id', '_environmentId', '_organizationId', '_notificationId', '_subscriberId', '_jobId', '_templateId',
@@ -32,6 +35,23 @@ export class SqlMessageRepository implements MessageRepository {
     const existing = await this.findByJobId(message._environmentId, message._jobId);
     if (!existing) throw new Error(`message for job ${message._jobId} conflicted but cannot be read`);
     return { message: existing, created: false };
+  }
+
+  async createMany(messages: Message[]): Promise<void> {
+    const unknown = messages.filter((m) => !m.subscriber).map((m) => m._subscriberId);
+    const externalIds = new Map<string, string>();
+    for (const chunk of chunks([...new Set(unknown)], 500)) {
+      const rows = await this.db.selectFrom('subscribers').select(['id', 'subscriber_id']).where('id', 'in', chunk).execute();
+      for (const row of rows) externalIds.set(row.id, row.subscriber_id);
+    }
+    for (const batch of chunks(messages, INSERT_BATCH)) {
+      const rows = batch.map((message) => {
+        const externalId = message.subscriber?.subscriberId ?? externalIds.get(message._subscriberId);
+        if (externalId === undefined) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
+        return toRow(message, externalId);
+      });
+      await this.db.insertInto('messages').values(rows).onConflict((oc) => oc.column('job_id').doNothing()).execute();
+    }
   }
 
   async get(environmentId: string, id: string): Promise<Message | undefined> {

@@ -7,9 +7,12 @@ import { loadJobsWithDetails } from './job-repository.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
-import { containsPattern } from './subscriber-repository.js';
+import { chunks, containsPattern } from './subscriber-repository.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
+
+/** Rows per multi-row INSERT, well under the databases' bound-parameter limits. */
+const INSERT_BATCH = 200;
 
 /** Event fields held in columns (or, for jobs, in their own table); the rest is the JSON document. */
 const COLUMN_FIELDS = [
@@ -30,6 +33,24 @@ export class SqlNotificationRepository implements NotificationRepository {
       .values(toRow(event, subscriber.subscriberId, subscriber.email ?? null))
       .execute();
     await this.insertTopics(event);
+  }
+
+  async createMany(events: NotificationEvent[]): Promise<void> {
+    const unknown = events.filter((e) => !e.subscriber).map((e) => e._subscriberId);
+    const summaries = new Map<string, { subscriberId: string; email: string | null }>();
+    for (const chunk of chunks([...new Set(unknown)], 500)) {
+      const rows = await this.db.selectFrom('subscribers').select(['id', 'subscriber_id', 'email']).where('id', 'in', chunk).execute();
+      for (const row of rows) summaries.set(row.id, { subscriberId: row.subscriber_id, email: row.email });
+    }
+    for (const batch of chunks(events, INSERT_BATCH)) {
+      const rows = batch.map((event) => {
+        const subscriber = event.subscriber ?? summaries.get(event._subscriberId);
+        if (!subscriber) throw new Error(`notification ${event._id}: subscriber ${event._subscriberId} does not exist`);
+        return toRow(event, subscriber.subscriberId, subscriber.email ?? null);
+      });
+      await this.db.insertInto('notifications').values(rows).execute();
+    }
+    for (const event of events) await this.insertTopics(event);
   }
 
   async get(environmentId: string, id: string): Promise<NotificationEvent | undefined> {

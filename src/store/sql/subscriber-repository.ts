@@ -93,6 +93,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       const conditions: Expression<SqlBool>[] = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
       if (filter.email !== undefined) conditions.push(eb(eb.fn('lower', ['email']), '=', filter.email.toLowerCase()));
       if (filter.subscriberId !== undefined) conditions.push(eb('subscriber_id', '=', filter.subscriberId));
+      if (filter.phone !== undefined) conditions.push(eb('phone', '=', filter.phone));
       if (filter.name !== undefined) {
         const pattern = containsPattern(filter.name);
         conditions.push(
@@ -105,18 +106,33 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       }
       return eb.and(conditions);
     };
-    const rows = await this.db
-      .selectFrom('subscribers')
-      .selectAll()
-      .where(where)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+    const descending = filter.orderDirection !== 'ASC';
+    // Walking backwards from a `before` cursor reads the opposite order, then flips the rows back.
+    const backwards = filter.before !== undefined && filter.after === undefined;
+    const readDescending = backwards ? !descending : descending;
+    const cursor = filter.after ?? filter.before;
+    let query = this.db.selectFrom('subscribers').selectAll().where(where);
+    if (cursor) {
+      const comparison = readDescending ? '<' : '>';
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', comparison, cursor.createdAt),
+          eb.and([eb('created_at', '=', cursor.createdAt), eb('id', comparison, cursor.id)]),
+        ]),
+      );
+    }
+    const direction = readDescending ? 'desc' : 'asc';
+    const rows = await query
+      .orderBy('created_at', direction)
+      .orderBy('id', direction)
       .limit(filter.limit + 1)
-      .offset(filter.page * filter.limit)
+      .offset(cursor ? 0 : filter.page * filter.limit)
       .execute();
     const count = await this.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow();
+    const pageRows = rows.slice(0, filter.limit);
+    if (backwards) pageRows.reverse();
     return {
-      data: rows.slice(0, filter.limit).map(toSubscriber),
+      data: pageRows.map(toSubscriber),
       page: filter.page,
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import Fastify from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/main.js';
+
+/**
+ * `npm run bench`: the embedded server (API + worker in one process, SQLite) under load from client threads.
+ * Measures triggers accepted per second, in-app messages delivered per second, trigger→message latency
+ * (p50/p99, one trigger at a time) and, as a reference, a bare Fastify route returning a constant 2 KB JSON
+ * measured with the same clients. Prints a table and writes bench/results/latest.json.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 300);
+
+interface LoadResult {
+  statuses: Record<string, number>;
+  sent: number;
+  errors: number;
+  elapsedMs: number;
+}
+
+function runLoad(options: { url: string; method: string; headers?: Record<string, string>; template?: unknown; prefix?: string }): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(join(here, 'load-worker.mjs'), {
+      workerData: {
+        url: options.url,
+        method: options.method,
+        headers: options.headers ?? {},
+        bodies: options.template ? { template: options.template } : undefined,
+        prefix: options.prefix ?? 'n',
+        concurrency: CONCURRENCY,
+        durationMs: DURATION_MS,
+      },
+    });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function baseline(): Promise<number> {
+  const payload = { data: Array.from({ length: 20 }, (_, i) => ({ id: i.toString(16).padStart(24, '0'), name: `item ${i}`, text: 'x'.repeat(60) })) };
+  const constant = JSON.stringify(payload).slice(0, 2048);
+  const app = Fastify({ logger: false });
+  app.get('/constant', async (_request, reply) => reply.type('application/json').send(constant));
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const result = await runLoad({ url: `${url}/constant`, method: 'GET' });
+  await app.close();
+  return ((result.statuses['200'] ?? 0) * 1000) / result.elapsedMs;
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-'));
+  const config = loadConfig({
+    HERALD_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
+    HERALD_RATE_LIMIT: 'false',
+    HERALD_QUEUE_POLL_MS: '50',
+  });
+  const server = await startServer(config);
+  const db = server.container.db;
+  const headers = { authorization: `ApiKey ${SECRET}`, 'content-type': 'application/json' };
+  try {
+    const created = await fetch(`${server.url}/v2/workflows`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ workflowId: 'bench', name: 'Bench', steps: [{ name: 'inbox', type: 'in_app', controlValues: { subject: 'Hi {{ subscriber.subscriberId }}', body: 'Order {{ payload.n }}' } }] }),
+    });
+    if (created.status !== 201) throw new Error(`workflow create failed: ${created.status} ${await created.text()}`);
+
+    const referenceRps = await baseline();
+
+    // Latency first, on an idle server: one trigger at a time, timed until its message row exists.
+    const latencies: number[] = [];
+    for (let i = 0; i < LATENCY_SAMPLES; i++) {
+      const transactionId = `latency-${i}`;
+      const started = Date.now();
+      const response = await fetch(`${server.url}/v1/events/trigger`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench', to: `lat-${i % 50}`, payload: { n: i }, transactionId }) });
+      await response.text();
+      for (;;) {
+        const row = await db.selectFrom('messages').select('created_at').where('transaction_id', '=', transactionId).executeTakeFirst();
+        if (row) {
+          latencies.push(Date.parse(row.created_at) - started);
+          break;
+        }
+        if (Date.now() - started > 10_000) throw new Error(`no message for ${transactionId} after 10 s`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    latencies.sort((a, b) => a - b);
+
+    const messagesBefore = Number((await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const loadStarted = Date.now();
+    const load = await runLoad({
+      url: `${server.url}/v1/events/trigger`,
+      method: 'POST',
+      headers,
+      template: { name: 'bench', to: 'sub-__N__', payload: { n: '__N__' }, transactionId: 'tx-__N__' },
+      prefix: 'load',
+    });
+    const accepted = load.statuses['201'] ?? 0;
+    const expectedMessages = messagesBefore + accepted;
+    let delivered = messagesBefore;
+    const drainDeadline = Date.now() + 300_000;
+    while (delivered < expectedMessages && Date.now() < drainDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      delivered = Number((await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    }
+    const deliveredMs = Date.now() - loadStarted;
+
+    const results = {
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+      settings: { durationMs: DURATION_MS, concurrency: CONCURRENCY, latencySamples: LATENCY_SAMPLES },
+      referenceFastify2kbRps: Math.round(referenceRps),
+      triggersAcceptedPerSecond: Math.round((accepted * 1000) / load.elapsedMs),
+      triggerStatuses: load.statuses,
+      triggerErrors: load.errors,
+      inAppMessagesDeliveredPerSecond: Math.round(((delivered - messagesBefore) * 1000) / deliveredMs),
+      messagesDelivered: delivered - messagesBefore,
+      messagesExpected: accepted,
+      latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] },
+    };
+    console.table({
+      'bare Fastify 2 KB JSON (req/s)': results.referenceFastify2kbRps,
+      'triggers accepted (/s)': results.triggersAcceptedPerSecond,
+      'in-app messages delivered (/s)': results.inAppMessagesDeliveredPerSecond,
+      'trigger→message p50 (ms)': results.latencyMs.p50,
+      'trigger→message p99 (ms)': results.latencyMs.p99,
+    });
+    mkdirSync(join(here, 'results'), { recursive: true });
+    writeFileSync(join(here, 'results', 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+    console.log(`written to bench/results/latest.json`);
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
