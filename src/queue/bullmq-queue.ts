@@ -112,16 +112,20 @@ export class BullMqQueue implements JobQueue {
       // close() stops fetching at once (it drops the blocking connection) and resolves when running jobs end.
       const drained = this.worker.close();
       drained.catch((error: unknown) => this.options.logger.warn({ err: error }, 'job worker close failed'));
+      console.log('DBG before settle');
       if (graceMs === undefined || (await settlesWithin(drained, graceMs))) {
+        console.log('DBG settled');
         await drained;
       } else {
         // Out of grace: hand the running jobs back now rather than when their locks lapse. A handler still
         // running finishes in the background; its outcome is discarded (handlers are idempotent).
         await Promise.all([...this.running.values()].map((entry) => this.returnToQueue(entry.job, entry.token)));
       }
+      console.log('DBG worker done');
       this.workerConnection?.disconnect();
     }
     await this.queue.close().catch(() => undefined);
+    console.log('DBG queue closed');
     if (this.ownsConnection) this.connection.disconnect();
   }
 

@@ -280,7 +280,21 @@ describe('GET /v2/subscribers', () => {
       expect(page2.body).toMatchObject({ page: 1, pageSize: 2, hasMore: false, totalCount: 3 });
       expect(page2.body.data.map((s: any) => s._id)).toEqual([ada._id]);
 
-      for (const query of ['limit=0', 'limit=101', 'page=-1', 'page=abc', 'limit=1.5']) {
+      // Novu v2 cursors alongside the page fields.
+      expect(page1.body).toMatchObject({ next: grace._id, previous: null, totalCountCapped: false });
+      const afterCursor = await fresh.request('GET', `/v2/subscribers?limit=2&after=${grace._id}`);
+      expect(afterCursor.body).toMatchObject({ next: null, previous: ada._id, hasMore: false, totalCount: 3 });
+      expect(afterCursor.body.data.map((s: any) => s._id)).toEqual([ada._id]);
+      const beforeCursor = await fresh.request('GET', `/v2/subscribers?limit=2&before=${ada._id}`);
+      expect(beforeCursor.body).toMatchObject({ next: grace._id, previous: null, hasMore: true });
+      expect(beforeCursor.body.data.map((s: any) => s._id)).toEqual([alan._id, grace._id]);
+      const beforeOne = await fresh.request('GET', `/v2/subscribers?limit=1&before=${ada._id}`);
+      expect(beforeOne.body).toMatchObject({ next: grace._id, previous: grace._id });
+      expect(await ids('orderDirection=ASC')).toEqual(['l-ada', 'l-grace', 'l-alan']);
+      expect(await ids(`orderDirection=ASC&after=${ada._id}&limit=1`)).toEqual(['l-grace']);
+      expect(await ids('phone=%2B1555')).toEqual([]);
+
+      for (const query of ['limit=0', 'limit=101', 'page=-1', 'page=abc', 'limit=1.5', 'after=nope', `after=${ada._id.replace(/^./, 'f')}`, 'orderDirection=UP', `after=${ada._id}&before=${ada._id}`]) {
         const response = await fresh.request('GET', `/v2/subscribers?${query}`);
         expect(response.status, query).toBe(400);
         expectErrorBody(response.body, 400);

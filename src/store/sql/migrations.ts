@@ -342,6 +342,38 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_activity_list_indexes': {
+    // The message and event lists filter by one column and read newest first by (created_at, id). An index
+    // ending in created_at AND id serves both the filter and the whole ORDER BY, so the planner picks it over
+    // scanning the environment in date order (which costs a full scan when the filter matches few rows).
+    async up(db: Kysely<any>) {
+      const replaced = [
+        'messages_env_subscriber', 'messages_env_channel', 'messages_env_context', 'messages_env_transaction',
+        'notifications_env_subscriber', 'notifications_env_template', 'notifications_env_email',
+        'notifications_env_context', 'notifications_env_transaction',
+      ];
+      for (const name of replaced) await db.schema.dropIndex(name).execute();
+      const messages: Array<[string, string]> = [
+        ['messages_env_subscriber_list', 'external_subscriber_id'],
+        ['messages_env_channel_list', 'channel'],
+        ['messages_env_context_list', 'context_keys_norm'],
+        ['messages_env_transaction_list', 'transaction_id'],
+      ];
+      for (const [name, column] of messages) {
+        await db.schema.createIndex(name).on('messages').columns(['environment_id', column, 'deleted', 'created_at', 'id']).execute();
+      }
+      const notifications: Array<[string, string]> = [
+        ['notifications_env_subscriber_list', 'external_subscriber_id'],
+        ['notifications_env_template_list', 'template_id'],
+        ['notifications_env_email_list', 'subscriber_email'],
+        ['notifications_env_context_list', 'context_keys_norm'],
+        ['notifications_env_transaction_list', 'transaction_id'],
+      ];
+      for (const [name, column] of notifications) {
+        await db.schema.createIndex(name).on('notifications').columns(['environment_id', column, 'created_at', 'id']).execute();
+      }
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -204,6 +204,8 @@ function idTime(id: string): string {
 function toRow(event: NotificationEvent, externalSubscriberId: string, subscriberEmail: string | null): NotificationRow {
   const document: Record<string, unknown> = { ...event };
   for (const field of COLUMN_FIELDS) delete document[field];
+  // The spec's event subscriber has optional strings, not nullable ones: a profile's cleared fields are left out.
+  if (event.subscriber) document.subscriber = Object.fromEntries(Object.entries(event.subscriber).filter(([, value]) => value !== null && value !== undefined));
   const createdAt = event.createdAt ?? idTime(event._id);
   return {
     id: event._id,
