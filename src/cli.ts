@@ -26,8 +26,9 @@ program
   .command('migrate')
   .description('Bring the database schema up to date, then exit')
   .action(async () => {
-    const container = await createContainer(loadConfig(), { migrate: false });
-    const applied = await migrateToLatest(container.db);
+    const config = loadConfig();
+    const container = await createContainer(config, { migrate: false });
+    const applied = await migrateToLatest(container.db, config.databaseUrl ? 'postgres' : 'sqlite');
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     await container.close();
   });

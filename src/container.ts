@@ -70,7 +70,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const secretBox = new SecretBox(loadMasterKey(config));
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
   const db = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
-  if (options.migrate ?? true) await migrateToLatest(db);
+  if (options.migrate ?? true) await migrateToLatest(db, dialect);
 
   const store = new SqlStore(db, { dialect, secretBox });
   const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;

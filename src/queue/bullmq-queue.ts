@@ -112,20 +112,19 @@ export class BullMqQueue implements JobQueue {
       // close() stops fetching at once (it drops the blocking connection) and resolves when running jobs end.
       const drained = this.worker.close();
       drained.catch((error: unknown) => this.options.logger.warn({ err: error }, 'job worker close failed'));
-      console.log('DBG before settle');
+      const workerConnection = this.workerConnection;
       if (graceMs === undefined || (await settlesWithin(drained, graceMs))) {
-        console.log('DBG settled');
         await drained;
+        workerConnection?.disconnect();
       } else {
         // Out of grace: hand the running jobs back now rather than when their locks lapse. A handler still
-        // running finishes in the background; its outcome is discarded (handlers are idempotent).
+        // running finishes in the background; its outcome is discarded (handlers are idempotent). Its worker
+        // keeps its connection until then: pulling it from under a live worker makes BullMQ spin.
         await Promise.all([...this.running.values()].map((entry) => this.returnToQueue(entry.job, entry.token)));
+        void drained.finally(() => workerConnection?.disconnect());
       }
-      console.log('DBG worker done');
-      this.workerConnection?.disconnect();
     }
     await this.queue.close().catch(() => undefined);
-    console.log('DBG queue closed');
     if (this.ownsConnection) this.connection.disconnect();
   }
 

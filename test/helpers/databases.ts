@@ -225,7 +225,7 @@ export async function openTestSqlite(): Promise<TestSqlDatabase> {
 export async function openTestPostgres(): Promise<TestSqlDatabase> {
   const schema = await createTestSchema();
   const db = openPostgres(schema.url, 4);
-  await migrateToLatest(db);
+  await migrateToLatest(db, 'postgres');
   return {
     dialect: 'postgres',
     db,

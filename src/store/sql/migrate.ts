@@ -1,10 +1,20 @@
-import { Migrator, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
-/** Brings the schema up to date; throws with the failing migration's name on error. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * Brings the schema up to date; throws with the failing migration's name on error.
+ * On PostgreSQL the migration bookkeeping tables live in the connection's current schema: Kysely
+ * otherwise looks for them across every schema, and a second Herald in another schema of the same
+ * database (tests, or two deployments) would find the first one's tables.
+ */
+export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 'postgres' = 'sqlite'): Promise<string[]> {
+  let migrationTableSchema: string | undefined;
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+    migrationTableSchema = rows[0]?.schema;
+  }
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {

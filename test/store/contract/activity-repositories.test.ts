@@ -160,6 +160,14 @@ for (const implementation of implementations) {
         expect((await store.notifications.list(scope.environmentId, { channels: ['digest'], page: 0, limit: 10, transactionId: event.transactionId })).data).toEqual([]);
       });
 
+      it('leaves null profile fields out of the event subscriber', async () => {
+        const subscriber = await insertSubscriber(store, scope, { firstName: null, phone: null });
+        const built = buildNotificationEvent(subscriber);
+        await store.notifications.create({ ...built.event, subscriber: { ...built.event.subscriber!, firstName: null, phone: null } as never });
+        const stored = await store.notifications.get(scope.environmentId, built.event._id);
+        expect(stored!.subscriber).toEqual({ subscriberId: subscriber.subscriberId, _id: subscriber._id, lastName: 'Lovelace', email: subscriber.email });
+      });
+
       it('filters by topic, subscription, search, email and time bounds', async () => {
         const listScope: Scope = { environmentId: newId(), organizationId: scope.organizationId };
         const ada = await insertSubscriber(store, listScope, { subscriberId: 'ada_1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
