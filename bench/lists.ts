@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -59,7 +59,10 @@ interface Measurement extends Endpoint {
   errors: number;
   statusCounts: Record<string, number>;
   meanResponseBytes: number;
-  /** requestsPerSecond / the bare endpoint's requestsPerSecond measured just before at this size. */
+  /** The bare endpoint measured right before this one. */
+  bareRequestsPerSecond: number;
+  bareP99: number;
+  /** requestsPerSecond / bareRequestsPerSecond. */
   ratioToBare: number;
 }
 
@@ -201,7 +204,7 @@ async function measure(url: string, options: Options, headers: Record<string, st
   return runHttpLoad({ url, headers, connections: options.connections, durationSeconds: options.duration });
 }
 
-function toMeasurement(endpoint: Endpoint, size: number, result: HttpLoadResult, bareRps: number): Measurement {
+function toMeasurement(endpoint: Endpoint, size: number, result: HttpLoadResult, bare: HttpLoadResult): Measurement {
   return {
     ...endpoint,
     size,
@@ -215,8 +218,19 @@ function toMeasurement(endpoint: Endpoint, size: number, result: HttpLoadResult,
     errors: result.errors,
     statusCounts: result.statusCounts,
     meanResponseBytes: Math.round(result.meanResponseBytes),
-    ratioToBare: round(result.requestsPerSecond / bareRps, 3),
+    bareRequestsPerSecond: round(bare.requestsPerSecond, 0),
+    bareP99: round(bare.latencyMs.p99, 2),
+    ratioToBare: round(result.requestsPerSecond / bare.requestsPerSecond, 3),
   };
+}
+
+const BARE_NAME = 'bare Fastify 2 KB (median of runs)';
+
+/** The bare endpoint's row for a size: the median run by throughput. */
+function bareSummary(size: number, runs: HttpLoadResult[]): Measurement {
+  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return toMeasurement({ name: BARE_NAME, path: '/constant' }, size, median, median);
 }
 
 function round(value: number, digits: number): number {
@@ -237,7 +251,7 @@ function markdownTable(measurements: Measurement[], sizes: number[]): string {
     const bySize = new Map(measurements.filter((m) => m.name === name).map((m) => [m.size, m]));
     const rps = sizes.map((s) => {
       const m = bySize.get(s);
-      return m ? (name === 'bare Fastify 2 KB' ? `${m.requestsPerSecond}` : `${m.requestsPerSecond} (${m.ratioToBare.toFixed(2)})`) : '';
+      return m ? (name === BARE_NAME ? `${m.requestsPerSecond}` : `${m.requestsPerSecond} (${m.ratioToBare.toFixed(2)})`) : '';
     });
     const lat = sizes.map((s) => {
       const m = bySize.get(s);
@@ -255,7 +269,7 @@ function targetsTable(measurements: Measurement[], sizes: number[]): string {
     `| endpoint | ×bare at ${formatCount(largest)} (target ≥ 0.50) | p99 ${formatCount(largest)} / p99 ${formatCount(smallest)} (target ≤ 1.5) | verdict |`,
     '|---|---|---|---|',
   ];
-  for (const name of [...new Set(measurements.map((m) => m.name))].filter((n) => n !== 'bare Fastify 2 KB')) {
+  for (const name of [...new Set(measurements.map((m) => m.name))].filter((n) => n !== BARE_NAME)) {
     const small = measurements.find((m) => m.name === name && m.size === smallest);
     const large = measurements.find((m) => m.name === name && m.size === largest);
     if (!small || !large) continue;
@@ -276,6 +290,7 @@ async function main(): Promise<void> {
   const headers = { authorization: `ApiKey ${SECRET}` };
   const measurements: Measurement[] = [];
   const seeding: Array<{ size: number; seconds: number }> = [];
+  const loadAverages: Array<{ size: number; loadAverage1m: number }> = [];
   try {
     const { db } = target.container;
     const plan = createSeedPlan(target.environmentId, target.organizationId, { maxRows: options.sizes[options.sizes.length - 1] });
@@ -302,19 +317,22 @@ async function main(): Promise<void> {
       const endpoints = [...messageEndpoints(probes), ...notificationEndpoints(probes)];
       for (const endpoint of endpoints) await checkEndpoint(target, endpoint);
 
-      const bareResult = await measure(bare.url, options, {});
-      const bareRps = bareResult.requestsPerSecond;
-      measurements.push(toMeasurement({ name: 'bare Fastify 2 KB', path: '/constant' }, size, bareResult, bareRps));
-      log(`${formatCount(size)} bare Fastify 2 KB: ${Math.round(bareRps)} req/s, p99 ${bareResult.latencyMs.p99.toFixed(2)} ms`);
+      // The bare endpoint is measured right before each list endpoint, so a change in machine load during
+      // the run (other processes on the 2 cores) moves both figures of a pair together.
+      loadAverages.push({ size, loadAverage1m: round(loadavg()[0], 2) });
+      const bareRuns: HttpLoadResult[] = [];
       for (const endpoint of endpoints) {
+        const bareResult = await measure(bare.url, options, {});
+        bareRuns.push(bareResult);
         const result = await measure(`${target.url}${endpoint.path}`, options, headers);
-        const measurement = toMeasurement(endpoint, size, result, bareRps);
+        const measurement = toMeasurement(endpoint, size, result, bareResult);
         measurements.push(measurement);
         log(
-          `${formatCount(size)} ${endpoint.name}: ${measurement.requestsPerSecond} req/s (${measurement.ratioToBare.toFixed(2)}× bare), ` +
+          `${formatCount(size)} ${endpoint.name}: ${measurement.requestsPerSecond} req/s (${measurement.ratioToBare.toFixed(2)}× bare ${measurement.bareRequestsPerSecond}), ` +
             `p50 ${measurement.p50} ms, p99 ${measurement.p99} ms${measurement.notOk || measurement.errors ? `, NOT OK ${JSON.stringify(measurement.statusCounts)} errors ${measurement.errors}` : ''}`,
         );
       }
+      measurements.push(bareSummary(size, bareRuns));
     }
   } finally {
     await bare.close();
@@ -327,6 +345,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
     settings: { sizes: options.sizes, durationSeconds: options.duration, warmupSeconds: options.warmup, connections: options.connections },
     seeding,
+    loadAverages,
     measurements,
   };
   const output = options.output ?? join(here, 'results', `lists-${options.mode}.json`);

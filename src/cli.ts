@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { createContainer } from './container.js';
 import { startServer } from './main.js';
+import { startApi } from './main-api.js';
+import { startWorker } from './main-worker.js';
 import { createApiKey } from './usecases/auth/api-keys.js';
 import { createSessionToken } from './usecases/auth/session-tokens.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
@@ -20,6 +22,37 @@ program
         void server.stop().then(() => process.exit(0));
       });
     }
+  });
+
+/** SIGTERM/SIGINT run `stop` once (drain, close), then exit. */
+function stopOnSignals(stop: () => Promise<void>): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error instanceof Error ? error.message : error);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+program
+  .command('api')
+  .description('Scale-out API process: HTTP only (needs DATABASE_URL and REDIS_URL; run "herald migrate" first)')
+  .action(async () => {
+    const api = await startApi(loadConfig());
+    stopOnSignals(() => api.stop());
+  });
+
+program
+  .command('worker')
+  .description('Scale-out worker process: runs jobs, no HTTP (needs DATABASE_URL and REDIS_URL)')
+  .action(async () => {
+    const worker = await startWorker(loadConfig());
+    stopOnSignals(() => worker.stop());
   });
 
 program

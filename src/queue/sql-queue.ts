@@ -65,6 +65,7 @@ export class SqlQueue implements JobQueue {
         locked_until: null,
         last_error: null,
         dedupe_key: options.dedupeKey ?? null,
+        backoff_ms: options.backoffMs ?? null,
         created_at: createdAt,
         updated_at: createdAt,
       })
@@ -218,13 +219,13 @@ export class SqlQueue implements JobQueue {
       await this.handler!(job);
       await this.db.deleteFrom('queue_jobs').where('id', '=', row.id).execute();
     } catch (error) {
-      await this.fail(job, error).catch((failError) =>
+      await this.fail(job, error, row.backoff_ms ?? this.options.backoffMs).catch((failError) =>
         this.options.logger.error({ err: failError, jobId: job.id }, 'could not record a job failure'),
       );
     }
   }
 
-  private async fail(job: QueuedJob, error: unknown): Promise<void> {
+  private async fail(job: QueuedJob, error: unknown, backoffMs: number): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     const final = error instanceof PermanentJobError || job.attempt >= job.maxAttempts;
     const now = this.options.clock.now();
@@ -237,7 +238,7 @@ export class SqlQueue implements JobQueue {
         .execute();
       return;
     }
-    const delayMs = this.options.backoffMs * 2 ** (job.attempt - 1);
+    const delayMs = backoffMs * 2 ** (job.attempt - 1);
     this.options.logger.warn({ jobId: job.id, name: job.name, attempt: job.attempt, retryInMs: delayMs, error: message }, 'job will retry');
     await this.db
       .updateTable('queue_jobs')

@@ -374,6 +374,28 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0003_list_indexes': {
+    // Found by bench/lists.ts. The event list loads its page's jobs with `environment_id = ? AND notification_id
+    // IN (...)`: SQLite served it from jobs_env_transaction (environment_id only), reading every job of the
+    // environment per request (216 ms at 100k events). An index leading with both columns makes it 10 lookups.
+    // The topicKey filter builds its list of event ids from notification_topics; with notification_id in the
+    // index that is an index-only scan instead of one table lookup per linked event (7x faster at 100k).
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('jobs_env_notification').on('jobs').columns(['environment_id', 'notification_id', 'step_index']).execute();
+      await db.schema
+        .createIndex('notification_topics_key_notification')
+        .on('notification_topics')
+        .columns(['environment_id', 'topic_key', 'notification_id'])
+        .execute();
+      await db.schema.dropIndex('notification_topics_key').execute();
+    },
+  },
+  '0004_queue_job_backoff': {
+    // EnqueueOptions.backoffMs is per job; without a column the SQL queue could only use its default.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('queue_jobs').addColumn('backoff_ms', 'integer').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

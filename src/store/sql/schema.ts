@@ -232,6 +232,8 @@ export interface QueueJobsTable {
   last_error: string | null;
   /** An optional caller-chosen key: enqueuing the same key twice is a no-op. */
   dedupe_key: string | null;
+  /** First retry delay of this job (EnqueueOptions.backoffMs); null = the queue's default. Migration 0004. */
+  backoff_ms: number | null;
   created_at: string;
   updated_at: string;
 }

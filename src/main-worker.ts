@@ -1,0 +1,37 @@
+import { loadConfig, type Config } from './config.js';
+import { createContainer, type Container } from './container.js';
+import { requireScaleoutConfig } from './main-api.js';
+import { createWorker, type Worker } from './worker/worker.js';
+
+/** How long SIGTERM lets running jobs finish before handing them back to the queue. */
+export const WORKER_SHUTDOWN_GRACE_MS = 20_000;
+
+/**
+ * Scale-out worker process: no HTTP, consumes the BullMQ queue. Any number can run side by side;
+ * `stop()` (SIGTERM) stops taking jobs, lets running ones finish within the grace, returns the rest.
+ */
+export interface RunningWorker {
+  container: Container;
+  worker: Worker;
+  stop(options?: { graceMs?: number }): Promise<void>;
+}
+
+export async function startWorker(config: Config = loadConfig()): Promise<RunningWorker> {
+  requireScaleoutConfig(config, 'worker');
+  const container = await createContainer(config, { migrate: false });
+  const worker = createWorker(container.deps);
+  try {
+    await worker.start();
+  } catch (error) {
+    await container.close();
+    throw error;
+  }
+  container.deps.logger.info({ concurrency: config.worker.concurrency }, 'Herald worker consuming jobs');
+  let stopping: Promise<void> | undefined;
+  const stop = (options: { graceMs?: number } = {}) =>
+    (stopping ??= (async () => {
+      await worker.stop({ graceMs: options.graceMs ?? WORKER_SHUTDOWN_GRACE_MS });
+      await container.close();
+    })());
+  return { container, worker, stop };
+}
