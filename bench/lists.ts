@@ -244,7 +244,7 @@ function formatCount(n: number): string {
 
 /** Markdown: one row per endpoint, columns per size; then the two targets at the largest size. */
 function markdownTable(measurements: Measurement[], sizes: number[]): string {
-  const names = [...new Set(measurements.map((m) => m.name))];
+  const names = [BARE_NAME, ...new Set(measurements.map((m) => m.name).filter((name) => name !== BARE_NAME))];
   const header = ['endpoint', ...sizes.map((s) => `${formatCount(s)} req/s (×bare)`), ...sizes.map((s) => `${formatCount(s)} p50/p99 ms`)];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const name of names) {

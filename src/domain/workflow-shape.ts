@@ -60,21 +60,20 @@ export function toWorkflowTemplate(workflow: Workflow): WorkflowTemplate {
   };
 }
 
-/** A notification event's `template`: name, triggers, id and origin (Novu's resource origins renamed as the spec has them). */
+/**
+ * A notification event's `template`: name, triggers and id. `origin` is optional in the spec and its
+ * values there (`platform-cloud`, `platform-cloud-v1`) differ from the ones Novu clients validate
+ * (`novu-cloud`, `novu-cloud-v1`); only `external`, which both accept, is sent, so the record is valid
+ * for the spec and for an unchanged Novu SDK alike.
+ */
 export function toNotificationEventTemplate(workflow: Workflow): NotificationEventTemplate {
   return {
     _id: workflow._id,
     name: workflow.name,
     triggers: [toNotificationTrigger(workflow)],
-    origin: EVENT_TEMPLATE_ORIGIN[workflow.origin],
+    ...(workflow.origin === 'external' ? { origin: 'external' as const } : {}),
   };
 }
-
-const EVENT_TEMPLATE_ORIGIN: Record<Workflow['origin'], NonNullable<NotificationEventTemplate['origin']>> = {
-  'novu-cloud': 'platform-cloud',
-  'novu-cloud-v1': 'platform-cloud-v1',
-  external: 'external',
-};
 
 /** The metadata fields of a delay, digest or throttle step's controls; undefined for other step types. */
 export function stepMetadata(step: Pick<WorkflowStep, 'type' | 'controls'>): Record<string, unknown> | undefined {

@@ -137,6 +137,14 @@ export class BullMqQueue implements JobQueue {
     }
   }
 
+  /** Jobs waiting, delayed or running (tests and the benchmark wait for this to reach zero). */
+  async pendingCount(options: { ignoreDelayed?: boolean } = {}): Promise<number> {
+    await this.connected;
+    const states = ['waiting', 'active', 'prioritized', 'waiting-children', ...(options.ignoreDelayed ? [] : ['delayed'])] as const;
+    const counts = await guarded(this.connection, () => this.queue.getJobCounts(...states));
+    return Object.values(counts).reduce((sum, count) => sum + Number(count), 0);
+  }
+
   async ping(): Promise<void> {
     await this.connected;
     await guarded(this.connection, () => this.connection.ping());

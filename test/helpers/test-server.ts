@@ -13,6 +13,7 @@ import type { Deps } from '../../src/usecases/deps.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/worker.js';
 import { SqlQueue } from '../../src/queue/sql-queue.js';
 import { scaleoutResourcesFor, releaseScaleoutResources } from './databases.js';
+import { BullMqQueue } from '../../src/queue/bullmq-queue.js';
 
 /**
  * A real Herald on 127.0.0.1 with a fresh data directory: tests talk to it over real HTTP.
@@ -113,6 +114,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   async function waitForIdle(waitOptions: { timeoutMs?: number; ignoreDelayed?: boolean } = {}): Promise<void> {
     const deadline = Date.now() + (waitOptions.timeoutMs ?? 10_000);
     for (;;) {
+      if (deps.queue instanceof BullMqQueue) {
+        // Scale-out mode: BullMQ runs delays on Redis time, so `ignoreDelayed` means "not yet due" there.
+        const pending = await deps.queue.pendingCount({ ignoreDelayed: waitOptions.ignoreDelayed });
+        if (pending === 0) return;
+        if (Date.now() > deadline) throw new Error(`queue still has ${pending} job(s) after ${waitOptions.timeoutMs ?? 10_000} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
       const nowIso = new Date(deps.clock.now()).toISOString();
       let query = container.db.selectFrom('queue_jobs').select((eb) => eb.fn.countAll<number>().as('count')).where('state', 'in', ['waiting', 'active']);
       if (waitOptions.ignoreDelayed) query = query.where((eb) => eb.or([eb('state', '=', 'active'), eb('run_at', '<=', nowIso)]));

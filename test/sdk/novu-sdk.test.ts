@@ -86,6 +86,7 @@ describe('@novu/api SDK against Herald', () => {
     await novu.workflows.create({
       workflowId: 'sdk-welcome',
       name: 'Welcome',
+      active: true,
       steps: [{ name: 'Inbox', type: 'in_app', controlValues: { subject: 'Hi', body: 'Hello {{subscriber.firstName}}' } }],
     });
 

@@ -4,8 +4,7 @@ import type { Deps } from '../../usecases/deps.js';
 import { countUnseen, getSubscriberFeed } from '../../usecases/inbox/subscriber-feed.js';
 import { callerOf } from '../auth.js';
 import { DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
-import { FeedParams, FeedQuery, UnseenQuery } from '../schemas/event.js';
-import { MessageSchema } from '../schemas/message.js';
+import { FeedItemSchema, FeedParams, FeedQuery, UnseenQuery } from '../schemas/event.js';
 
 const tags = ['Inbox'];
 
@@ -19,7 +18,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
         params: FeedParams,
         querystring: FeedQuery,
         headers: IdempotencyHeaders,
-        response: { 200: PageEnvelope(MessageSchema, { totalCount: true }), ...commonErrorResponses },
+        response: { 200: PageEnvelope(FeedItemSchema, { totalCount: true }), ...commonErrorResponses },
       },
     },
     async (request) => {

@@ -1,3 +1,4 @@
+import { MessageSchema } from './message.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { FreeObject } from './common.js';
 
@@ -72,3 +73,14 @@ export const FeedQuery = Type.Object({
 export const UnseenQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
+
+/** A feed entry: the Message shape plus the fields Novu's feed item requires. */
+export const FeedItemSchema = Type.Object(
+  {
+    ...MessageSchema.properties,
+    _jobId: Type.String(),
+    _templateId: Type.String(),
+    archived: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);

@@ -85,6 +85,8 @@ export class SqlMessageRepository implements MessageRepository {
         conditions.push(eb('transaction_id', 'in', filter.transactionIds));
       }
       if (filter.contextKeys !== undefined) conditions.push(eb('context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
+      if (filter.read !== undefined) conditions.push(eb('read', '=', toFlag(filter.read)));
+      if (filter.seen !== undefined) conditions.push(eb('seen', '=', toFlag(filter.seen)));
       return eb.and(conditions);
     };
     const rows = await this.db

@@ -11,9 +11,15 @@ export interface SubscriberFeedInput {
   seen?: boolean;
 }
 
+/**
+ * A feed entry: the message plus the fields Novu's feed item carries and its clients require
+ * (`_jobId`, `_templateId` as strings, `archived`; Herald has no archive, so it is always false).
+ */
+export type FeedItem = Message & { _jobId: string; _templateId: string; archived: boolean };
+
 /** Novu's feed response: the page of in-app messages with its counters at the top level. */
 export interface SubscriberFeed {
-  data: Message[];
+  data: FeedItem[];
   totalCount: number;
   hasMore: boolean;
   pageSize: number;
@@ -34,7 +40,13 @@ export async function getSubscriberFeed(deps: Deps, input: SubscriberFeedInput):
     limit: input.limit,
   });
   const totalCount = page.totalCount ?? page.data.length;
-  return { data: page.data, totalCount, hasMore: page.hasMore, pageSize: input.limit, page: input.page };
+  const data = page.data.map((message) => ({
+    ...message,
+    _jobId: message._jobId ?? '',
+    _templateId: message._templateId ?? '',
+    archived: false,
+  }));
+  return { data, totalCount, hasMore: page.hasMore, pageSize: input.limit, page: input.page };
 }
 
 /** GET /v1/subscribers/{subscriberId}/notifications/unseen: how many in-app messages are not seen yet. */
