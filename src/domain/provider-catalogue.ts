@@ -165,3 +165,11 @@ export function missingCredentials(entry: CatalogueEntry, credentials: Record<st
     return value === undefined || value === null || value === '';
   });
 }
+
+/**
+ * The stored form of a credentials object: the spec types `port` as a string, but a client sending
+ * the number 587 means the same thing, so it is kept as "587" rather than refused.
+ */
+export function normalizeCredentials(credentials: Record<string, unknown>): Record<string, unknown> {
+  return typeof credentials.port === 'number' ? { ...credentials, port: String(credentials.port) } : credentials;
+}

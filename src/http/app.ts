@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../usecases/deps.js';
 import { errorBody, registerErrorHandler } from './error-handler.js';
 import { ErrorBody } from './schemas/common.js';
+import { strictBodyValidatorCompiler } from './schemas/strict-body.js';
 import { authPlugin } from './auth.js';
 import { idempotencyPlugin } from './idempotency.js';
 import { rateLimitPlugin } from './rate-limit.js';
@@ -38,10 +39,10 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: false,
-    ajv: {
-      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are validated without type coercion; query, params and headers with it (see strict-body.ts).
+  app.setValidatorCompiler(strictBodyValidatorCompiler);
 
   // JSON only: a text/plain body is a 415, not a string handed to the handler.
   app.removeContentTypeParser('text/plain');

@@ -1,5 +1,6 @@
-import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Job, Queue, UnrecoverableError, Worker, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
 import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
 import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
@@ -53,7 +54,7 @@ export class BullMqQueue implements JobQueue {
   }
 
   async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
-    await this.connected;
+    await this.whenConnected();
     const keepCompleted = this.options.keepCompletedSeconds ?? 24 * 3600;
     await guarded(this.connection, () =>
       this.queue.add(name, payload, {
@@ -139,14 +140,23 @@ export class BullMqQueue implements JobQueue {
 
   /** Jobs waiting, delayed or running (tests and the benchmark wait for this to reach zero). */
   async pendingCount(options: { ignoreDelayed?: boolean } = {}): Promise<number> {
-    await this.connected;
-    const states = ['waiting', 'active', 'prioritized', 'waiting-children', ...(options.ignoreDelayed ? [] : ['delayed'])] as const;
+    await this.whenConnected();
+    const states: JobType[] = ['waiting', 'active', 'prioritized', 'waiting-children', ...(options.ignoreDelayed ? [] : (['delayed'] as const))];
     const counts = await guarded(this.connection, () => this.queue.getJobCounts(...states));
     return Object.values(counts).reduce((sum, count) => sum + Number(count), 0);
   }
 
-  async ping(): Promise<void> {
+  /**
+   * Waits for the first connect only; afterwards a connection that is not ready fails at once, because
+   * BullMQ would otherwise wait for it to come back and the request would hang instead of answering 503.
+   */
+  private async whenConnected(): Promise<void> {
     await this.connected;
+    if (this.connection.status !== 'ready') throw new UnavailableError('Service temporarily unavailable: the job queue cannot be reached');
+  }
+
+  async ping(): Promise<void> {
+    await this.whenConnected();
     await guarded(this.connection, () => this.connection.ping());
   }
 }

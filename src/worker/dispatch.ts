@@ -3,6 +3,7 @@ import { ProviderError } from '../providers/ports.js';
 import { JOB_NAMES, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
 import { RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
 import type { Deps } from '../usecases/deps.js';
+import { DeliveryError } from '../usecases/engine/delivery-error.js';
 import { processTrigger } from '../usecases/engine/process-trigger.js';
 import { failJob, recordRetry, runJob, type RunJobOptions } from '../usecases/engine/run-job.js';
 import { emptyCustomStepRegistry, type CustomStepRegistry, type StepHandlers } from '../usecases/engine/step-context.js';
@@ -70,18 +71,22 @@ async function runStep(deps: Deps, job: QueuedJob, options: RunJobOptions): Prom
   try {
     await runJob(deps, payload, options);
   } catch (error) {
+    // A channel step wraps its provider's error with what it attempted (provider, rendered content, address).
+    const attempted = error instanceof DeliveryError ? error.attempted : undefined;
+    const cause = error instanceof DeliveryError ? error.failure : error;
     const failure = {
-      message: errorText(error),
-      raw: error instanceof ProviderError ? error.raw : undefined,
-      providerId: undefined,
+      message: errorText(cause),
+      raw: cause instanceof ProviderError ? cause.raw : undefined,
+      providerId: attempted?.providerId,
     };
-    const retryable = error instanceof ProviderError ? error.retryable : true;
+    const retryable = cause instanceof ProviderError ? cause.retryable : true;
     if (retryable && job.attempt < job.maxAttempts) {
       await recordRetry(deps, payload, { ...failure, attempt: job.attempt, maxAttempts: job.maxAttempts });
       throw new RetryableJobError(failure.message);
     }
-    deps.logger.warn({ jobId: payload.jobId, error: failure.message }, 'step failed');
-    await failJob(deps, payload, failure, options);
+    if (retryable && job.maxAttempts > 1) failure.message = `${failure.message} (gave up after ${job.attempt} attempts)`;
+    deps.logger.warn({ jobId: payload.jobId, error: failure.message, attempt: job.attempt }, 'step failed');
+    await failJob(deps, payload, { ...failure, attempted }, options);
   }
 }
 

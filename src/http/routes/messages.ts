@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
-import { strictBodyValidatorCompiler } from '../schemas/strict-body.js';
 import { Acknowledged, DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
 import { ListMessagesQuery, MarkAsBody, MarkAsParams, MessageParams, MessageSchema } from '../schemas/message.js';
 import { deleteMessage } from '../../usecases/messages/delete-message.js';
@@ -12,7 +11,6 @@ import { markMessagesAs } from '../../usecases/messages/mark-messages-as.js';
 const tags = ['Messages'];
 
 export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  app.setValidatorCompiler(strictBodyValidatorCompiler);
   app.get(
     '/v1/messages',
     {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
-import { strictBodyValidatorCompiler } from '../schemas/strict-body.js';
 import { DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
 import { ListNotificationsQuery, NotificationEventSchema, NotificationParams } from '../schemas/notification.js';
 import { getNotification } from '../../usecases/notifications/get-notification.js';
@@ -10,7 +9,6 @@ import { listNotifications } from '../../usecases/notifications/list-notificatio
 const tags = ['Notifications'];
 
 export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  app.setValidatorCompiler(strictBodyValidatorCompiler);
   app.get(
     '/v1/notifications',
     {

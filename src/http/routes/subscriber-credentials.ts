@@ -3,7 +3,6 @@ import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
 import { DataEnvelope, IdempotencyHeaders, commonErrorResponses } from '../schemas/common.js';
 import { SubscriberSchema } from '../schemas/subscriber.js';
-import { strictBodyValidatorCompiler } from '../schemas/strict-body.js';
 import {
   NoContent,
   SubscriberChannelBody,
@@ -19,7 +18,6 @@ const tags = ['Subscribers'];
 /** A subscriber's per-provider channel credentials (Novu's v1 subscriber credentials routes). */
 export const subscriberCredentialsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   // No body coercion: `"deviceTokens": "abc"` or `"webhookUrl": 5` is a 400, not ["abc"] or "5".
-  app.setValidatorCompiler(strictBodyValidatorCompiler);
   app.put(
     '/v1/subscribers/:subscriberId/credentials',
     {

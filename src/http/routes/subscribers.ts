@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
-import { strictBodyValidatorCompiler } from '../schemas/strict-body.js';
 import { Acknowledged, DataEnvelope, IdempotencyHeaders, commonErrorResponses } from '../schemas/common.js';
 import {
   CreateSubscriberBody,
@@ -23,7 +22,6 @@ import { updateSubscriberOnlineStatus } from '../../usecases/subscribers/update-
 const tags = ['Subscribers'];
 
 export const subscribersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  app.setValidatorCompiler(strictBodyValidatorCompiler);
   app.post(
     '/v2/subscribers',
     {

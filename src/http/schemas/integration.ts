@@ -45,7 +45,7 @@ export const CredentialsSchema = Type.Object(
     secure: flag, requireTls: flag, ignoreTls: flag, hmac: flag, authenticateByToken: flag, useFromAddressOverride: flag,
     tlsOptions: Type.Optional(Type.Object({}, { additionalProperties: true })),
     apiKey: text, user: text, secretKey: text, domain: text, password: text, host: text,
-    port: Type.Optional(Type.String({ description: 'a string, not a number' })),
+    port: Type.Optional(Type.Union([Type.String(), Type.Integer({ minimum: 0, maximum: 65535 })], { description: 'a string; a number is accepted and stored as a string' })),
     region: text, accountSid: text, messageProfileId: text, token: text, from: text, senderName: text, projectName: text,
     applicationId: text, clientId: text, baseUrl: text, webhookUrl: text, redirectUrl: text, serviceAccount: text,
     ipPoolName: text, apiKeyRequestHeader: text, secretKeyRequestHeader: text, idPath: text, datePath: text, apiToken: text,

@@ -7,6 +7,7 @@ import { dedupeKeys } from '../../queue/jobs.js';
 import type { Store, StoredJob } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 import { buildMessage } from './build-message.js';
+import type { AttemptedDelivery } from './delivery-error.js';
 import {
   TERMINAL_JOB_STATUSES,
   endRemainingSteps,
@@ -66,9 +67,15 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
 
 /**
  * Ends a job that failed for good (a non-retryable provider error, or attempts used up): channel steps get
- * their message with status `error`; then the workflow moves on, or stops when the step says so.
+ * their message with status `error`, showing the content as rendered for the subscriber; then the workflow
+ * moves on, or stops when the step says so.
  */
-export async function failJob(deps: Deps, payload: RunStepPayload, failure: { message: string; raw?: string; providerId?: string }, options: RunJobOptions): Promise<void> {
+export async function failJob(
+  deps: Deps,
+  payload: RunStepPayload,
+  failure: { message: string; raw?: string; providerId?: string; attempted?: AttemptedDelivery },
+  options: RunJobOptions,
+): Promise<void> {
   const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
   if (!job || TERMINAL_JOB_STATUSES.has(job.status)) return;
   const run = await loadRun(deps, deps.store, job, options);
@@ -76,17 +83,28 @@ export async function failJob(deps: Deps, payload: RunStepPayload, failure: { me
     await setJobStatus(deps, deps.store, job, 'failed', executionDetail(deps, 'Failed', failure.message, { raw: failure.raw }));
     return;
   }
-  if ((DELIVERY_CHANNELS as readonly string[]).includes(job.type)) {
-    const message = buildMessage(run, job.type as DeliveryChannel, run.controls, {
+  const isChannelStep = (DELIVERY_CHANNELS as readonly string[]).includes(job.type);
+  if (isChannelStep && !(await deps.store.messages.findByJobId(job._environmentId, job._id))) {
+    const message = buildMessage(run, job.type as DeliveryChannel, failure.attempted?.controls ?? (await renderedOrRaw(run)), {
       status: 'error',
       providerId: failure.providerId,
       errorId: 'delivery_failed',
       errorText: failure.message,
+      address: failure.attempted?.address,
     });
     await deps.store.messages.create(message);
   }
   const followUps = await applyOutcome(run, { status: 'failed', detail: failure.message, raw: failure.raw, providerId: failure.providerId });
   await enqueueFollowUps(deps, followUps);
+}
+
+/** The step's controls rendered for the subscriber; the raw controls only when they do not render. */
+async function renderedOrRaw(run: StepRun): Promise<Record<string, unknown>> {
+  try {
+    return await run.renderer.renderControls(run.controls, run.templateContext);
+  } catch {
+    return run.controls;
+  }
 }
 
 /** Records a failed attempt that will be retried. */
@@ -156,18 +174,46 @@ function chooseVariant(step: JobStep, sources: { subscriber: Record<string, unkn
   return step;
 }
 
-/** The digest's events (as `steps.digest` and `steps.<digest stepId>`) of the latest digest step before this one. */
+/**
+ * Results of earlier steps for templates: the latest digest's events (as `steps.digest` and
+ * `steps.<digest stepId>`) and each finished http_request's answer as `steps.<stepId>` = `{ status, body }`
+ * (body parsed when it is JSON).
+ */
 function earlierStepResults(siblings: StoredJob[], job: StoredJob, workflowSteps: Array<{ _id: string; stepId: string }> = []): TemplateContext['steps'] {
   const steps: NonNullable<TemplateContext['steps']> = {};
-  const digests = siblings.filter((sibling) => sibling.type === 'digest' && sibling.stepIndex < job.stepIndex && sibling.digest?.events);
-  for (const digestJob of digests) {
-    const events = digestJob.digest?.events ?? [];
-    const result = { events, eventCount: events.length };
-    steps.digest = result;
-    const stepId = workflowSteps.find((candidate) => candidate._id === digestJob.step._id)?.stepId;
-    if (stepId) steps[stepId] = result;
+  const stepIdOf = (sibling: StoredJob) => workflowSteps.find((candidate) => candidate._id === sibling.step._id)?.stepId;
+  const earlier = siblings.filter((sibling) => sibling.stepIndex < job.stepIndex).sort((a, b) => a.stepIndex - b.stepIndex);
+  for (const sibling of earlier) {
+    if (sibling.type === 'digest' && sibling.digest?.events) {
+      const events = sibling.digest.events;
+      const result = { events, eventCount: events.length };
+      steps.digest = result;
+      const stepId = stepIdOf(sibling);
+      if (stepId) steps[stepId] = result;
+    } else if (sibling.type === 'http_request') {
+      const stepId = stepIdOf(sibling);
+      const response = httpResponseOf(sibling);
+      if (stepId && response) steps[stepId] = response;
+    }
   }
   return steps;
+}
+
+/** The answer an http_request step recorded on its last execution detail (`raw` = `{status, body}`). */
+function httpResponseOf(job: StoredJob): { status: number; body: unknown } | undefined {
+  const raw = [...job.executionDetails].reverse().find((detail) => detail.raw)?.raw;
+  const recorded = raw ? parseJson(raw) : undefined;
+  if (!recorded || typeof recorded !== 'object' || typeof (recorded as { status?: unknown }).status !== 'number') return undefined;
+  const { status, body } = recorded as { status: number; body?: unknown };
+  return { status, body: typeof body === 'string' ? (parseJson(body) ?? body) : body };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The trigger's `actor` (a subscriberId or subscriber object) for templates; events do not store it. */
@@ -196,7 +242,11 @@ async function applyOutcome(run: StepRun, outcome: StepOutcome): Promise<FollowU
   const { deps, store, job, event } = run;
   const siblings = storedJobsOf(event.jobs);
   if ('providerId' in outcome && outcome.providerId) job.providerId = outcome.providerId;
-  const detailExtra = { raw: 'raw' in outcome ? outcome.raw : undefined, providerId: 'providerId' in outcome ? outcome.providerId : undefined };
+  const detailExtra = {
+    raw: 'raw' in outcome ? outcome.raw : undefined,
+    providerId: 'providerId' in outcome ? outcome.providerId : undefined,
+    isRetry: run.attempt > 1,
+  };
   switch (outcome.status) {
     case 'completed': {
       if (outcome.digest) job.digest = outcome.digest;

@@ -17,6 +17,7 @@ import { assertCallerEnvironment, assertIdentifierFree } from './integration-acc
 import { presentIntegration, type IntegrationView } from './integration-view.js';
 import { resolveCatalogueEntry } from './resolve-catalogue-entry.js';
 import { validateIntegrationCredentials } from './validate-integration-credentials.js';
+import { normalizeCredentials } from '../../domain/provider-catalogue.js';
 
 export interface CreateIntegrationInput {
   caller: Caller;
@@ -53,7 +54,7 @@ export async function createIntegration(deps: Deps, input: CreateIntegrationInpu
   const { caller } = input;
   assertCallerEnvironment(caller, input._environmentId);
   const entry = resolveCatalogueEntry({ providerId: input.providerId, channel: input.channel, kind: input.kind });
-  const credentials = input.credentials ?? {};
+  const credentials = normalizeCredentials(input.credentials ?? {});
   const active = input.active ?? false;
   if (active) validateIntegrationCredentials(entry, credentials);
   // Cheap local rules first, so a 409 never costs a live provider round trip.

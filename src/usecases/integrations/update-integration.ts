@@ -1,5 +1,5 @@
 import { isoNow } from '../../domain/clock.js';
-import { findCatalogueEntry } from '../../domain/provider-catalogue.js';
+import { findCatalogueEntry, normalizeCredentials } from '../../domain/provider-catalogue.js';
 import type { Caller, Credentials, Integration, IntegrationConfigurations, StepFilter } from '../../domain/types.js';
 import type { Store } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
@@ -31,7 +31,7 @@ function merged(current: Integration, input: UpdateIntegrationInput): Integratio
     name: input.name ?? current.name,
     identifier: input.identifier ?? current.identifier,
     active: input.active ?? current.active,
-    credentials: input.credentials ?? current.credentials,
+    credentials: input.credentials ? normalizeCredentials(input.credentials) : current.credentials,
     conditions: input.conditions ?? current.conditions,
     configurations: input.configurations ?? current.configurations,
   };

@@ -1,14 +1,18 @@
-import { evaluateStepFilters } from '../../domain/step-filters.js';
 import { TemplateError } from '../../domain/templates.js';
 import type { DeliveryChannel, Integration, Message } from '../../domain/types.js';
-import type { MessageByChannel } from '../../providers/ports.js';
-import { buildMessage, bodyOf, text, type RenderedControls } from '../../usecases/engine/build-message.js';
+import type { SendResult } from '../../providers/ports.js';
+import { buildMessage, type RenderedControls } from '../../usecases/engine/build-message.js';
+import { DeliveryError, type AttemptedDelivery } from '../../usecases/engine/delivery-error.js';
+import { buildProviderMessage, type ProviderChannel } from '../../usecases/engine/provider-message.js';
+import { chooseIntegration, requestedIntegrationIdentifier, type IntegrationChoice } from '../../usecases/engine/select-integration.js';
 import type { StepOutcome, StepRun } from '../../usecases/engine/step-context.js';
+import { pruneInvalidDeviceTokens } from '../../usecases/subscriber-credentials/prune-invalid-device-tokens.js';
 
 /**
  * The one path of every channel step: render the controls, then store the in-app message, or pick the
  * integration and send through its provider and store the message. A rerun finds the job's message and sends
- * nothing. Provider errors are thrown for the dispatcher to retry or fail.
+ * nothing. A failed send is thrown as a DeliveryError (the provider's error plus what was attempted) for the
+ * dispatcher to retry or fail.
  */
 export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const channel = run.job.type as DeliveryChannel;
@@ -29,23 +33,47 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
     return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
   }
 
-  const integration = await selectIntegration(run, channel);
-  if (!integration) return { status: 'skipped', detailStatus: 'Warning', detail: `no active integration for channel ${channel}` };
+  const choice = await selectIntegration(run, channel);
+  if ('reason' in choice) return { status: 'skipped', detailStatus: 'Warning', detail: choice.reason };
+  const { integration } = choice;
   const provider = run.deps.providers.get(integration.providerId, channel);
   if (!provider) {
     return { status: 'skipped', detailStatus: 'Warning', providerId: integration.providerId, detail: `provider not supported for delivery: ${integration.providerId}` };
   }
-  const built = providerMessage(run, channel, controls, integration);
+  const built = buildProviderMessage({
+    channel,
+    controls,
+    integration,
+    subscriber: run.subscriber,
+    payload: run.templateContext.payload,
+    overrides: job.overrides ?? {},
+    stepId: run.stepId,
+  });
   if ('missing' in built) return { status: 'skipped', detailStatus: 'Warning', providerId: integration.providerId, detail: built.missing };
 
-  const result = await provider.send(integration.credentials, built.message as never, run.deps.providers.context());
+  const attempted: AttemptedDelivery = { providerId: integration.providerId, controls, address: built.address };
+  let result: SendResult;
+  try {
+    result = await provider.send(integration.credentials, built.message as never, run.deps.providers.context());
+  } catch (error) {
+    throw new DeliveryError(error, attempted);
+  }
+  if (channel === 'push' && result.tokenResults?.some((token) => !token.ok)) {
+    return recordPushTokenFailures(run, integration, attempted, result);
+  }
   await store.messages.create(buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address }));
   return {
     status: 'completed',
     detail: `Message sent via ${integration.providerId}${result.id ? ` (id ${result.id})` : ''}`,
     providerId: integration.providerId,
-    raw: result.raw,
+    raw: rawOf(result),
   };
+}
+
+/** The vendor's answer; for push providers that answer per token (FCM, APNs), the per-token results. */
+function rawOf(result: SendResult): string | undefined {
+  if (result.raw !== undefined) return result.raw;
+  return result.tokenResults ? JSON.stringify({ id: result.id, tokenResults: result.tokenResults }) : undefined;
 }
 
 function outcomeOfExisting(message: Message): StepOutcome {
@@ -53,63 +81,49 @@ function outcomeOfExisting(message: Message): StepOutcome {
   return { status: 'completed', detail: 'Message already created by an earlier run of this step', providerId: message.providerId };
 }
 
-/**
- * The integration a channel step uses: the one named by `overrides.integrationIdentifier` (top level or under the
- * channel), else among the active ones whose conditions pass: the primary first, then by priority.
- */
-export async function selectIntegration(run: StepRun, channel: DeliveryChannel): Promise<Integration | undefined> {
+/** The integration a channel step uses; see chooseIntegration for the rules. */
+export async function selectIntegration(run: StepRun, channel: ProviderChannel): Promise<IntegrationChoice> {
   const active = await run.store.integrations.list(run.job._environmentId, { channel, activeOnly: true });
-  const overrides = run.job.overrides ?? {};
-  const channelOverrides = (overrides[channel] ?? {}) as Record<string, unknown>;
-  const wanted = text(channelOverrides.integrationIdentifier) ?? text(overrides.integrationIdentifier);
-  const candidates = active.filter(
-    (integration) =>
-      integration.active &&
-      !integration.deleted &&
-      (wanted === undefined || integration.identifier === wanted) &&
-      evaluateStepFilters(integration.conditions, { subscriber: run.templateContext.subscriber, payload: run.templateContext.payload }).passed,
-  );
-  return candidates.sort((a, b) => Number(b.primary) - Number(a.primary) || b.priority - a.priority)[0];
+  const sources = { subscriber: run.templateContext.subscriber, payload: run.templateContext.payload };
+  return chooseIntegration(active, channel, sources, requestedIntegrationIdentifier(run.job.overrides, channel));
 }
 
-type BuiltProviderMessage = { message: MessageByChannel[keyof MessageByChannel]; address: Partial<Message> } | { missing: string };
-
-function providerMessage(run: StepRun, channel: Exclude<DeliveryChannel, 'in_app'>, controls: RenderedControls, integration: Integration): BuiltProviderMessage {
-  const { subscriber } = run;
-  const overrides = { ...((run.job.overrides?.[channel] as Record<string, unknown> | undefined) ?? {}) };
-  const body = bodyOf(controls);
-  const subscriberChannel = subscriber.channels.find(
-    (entry) => entry.providerId === integration.providerId && (!entry.integrationIdentifier || entry.integrationIdentifier === integration.identifier),
+/**
+ * Push with per-token failures: tokens the vendor called invalid are removed from the subscriber; the message
+ * is `warning` when some tokens got through and `error` when none did.
+ */
+async function recordPushTokenFailures(run: StepRun, integration: Integration, attempted: AttemptedDelivery, result: SendResult): Promise<StepOutcome> {
+  const tokens = result.tokenResults ?? [];
+  const failed = tokens.filter((token) => !token.ok);
+  const invalid = failed.filter((token) => token.invalid).map((token) => token.token);
+  const removed = await pruneInvalidDeviceTokens(run.deps, {
+    environmentId: run.job._environmentId,
+    subscriberInternalId: run.subscriber._id,
+    providerId: integration.providerId,
+    tokens: invalid,
+  });
+  const failures = failed.map((token) => `${token.token}: ${token.error ?? 'failed'}`).join('; ');
+  const removedText = removed.length > 0 ? `; invalid tokens removed from the subscriber: ${removed.join(', ')}` : '';
+  const allFailed = failed.length === tokens.length;
+  const errorText = allFailed
+    ? `All ${tokens.length} device tokens failed: ${failures}`
+    : `${failed.length} of ${tokens.length} device tokens failed: ${failures}`;
+  await run.store.messages.create(
+    buildMessage(run, 'push', attempted.controls, {
+      status: allFailed ? 'error' : 'warning',
+      providerId: integration.providerId,
+      address: attempted.address,
+      errorId: allFailed ? 'push_tokens_failed' : 'push_tokens_partially_failed',
+      errorText,
+    }),
   );
-  switch (channel) {
-    case 'email': {
-      if (!subscriber.email) return { missing: 'subscriber has no email address' };
-      return {
-        message: { to: [subscriber.email], subject: text(controls.subject) ?? '', html: body, overrides },
-        address: { email: subscriber.email },
-      };
-    }
-    case 'sms': {
-      if (!subscriber.phone) return { missing: 'subscriber has no phone number' };
-      return { message: { to: subscriber.phone, content: body, overrides }, address: { phone: subscriber.phone } };
-    }
-    case 'chat': {
-      const webhookUrl = subscriberChannel?.credentials.webhookUrl ?? text(integration.credentials.webhookUrl);
-      const chatChannel = subscriberChannel?.credentials.channel ?? text(integration.credentials.channelId);
-      if (!webhookUrl && !chatChannel) return { missing: `subscriber has no ${integration.providerId} webhook URL` };
-      return {
-        message: { webhookUrl, channel: chatChannel, content: body, overrides },
-        address: webhookUrl ? { directWebhookUrl: webhookUrl } : {},
-      };
-    }
-    case 'push': {
-      const tokens = subscriberChannel?.credentials.deviceTokens ?? [];
-      if (tokens.length === 0) return { missing: `subscriber has no ${integration.providerId} device tokens` };
-      const title = text(controls.subject) ?? text(controls.title) ?? '';
-      return {
-        message: { target: tokens, title, content: body, payload: run.templateContext.payload, overrides },
-        address: { deviceTokens: tokens },
-      };
-    }
-  }
+  const base = { providerId: integration.providerId, raw: rawOf(result) };
+  if (allFailed) return { status: 'failed', detail: `${errorText}${removedText}`, ...base };
+  const sent = tokens.length - failed.length;
+  return {
+    status: 'completed',
+    detailStatus: 'Warning',
+    detail: `Message sent via ${integration.providerId} to ${sent} of ${tokens.length} device tokens; ${errorText}${removedText}`,
+    ...base,
+  };
 }
