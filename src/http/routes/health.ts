@@ -5,7 +5,7 @@ import { checkHealth } from '../../usecases/tenancy/check-health.js';
 
 const HealthBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-  checks: Type.Record(Type.String(), Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), error: Type.Optional(Type.String()) })),
+  checks: Type.Record(Type.String(), Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]) })),
 });
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -13,10 +13,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     '/health',
     {
       config: { public: true },
-      schema: { tags: ['Health'], summary: 'Liveness and storage status', response: { 200: HealthBody, 503: HealthBody } },
+      schema: { tags: ['Health'], summary: 'Liveness, storage and queue status', security: [], response: { 200: HealthBody, 503: HealthBody } },
     },
     async (_request, reply) => {
       const health = await checkHealth(deps);
+      if (health.status !== 'ok') void reply.header('retry-after', '5');
       return reply.status(health.status === 'ok' ? 200 : 503).send(health);
     },
   );
