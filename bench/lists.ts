@@ -335,6 +335,10 @@ async function main(): Promise<void> {
       measurements.push(bareSummary(size, bareRuns));
     }
   } finally {
+    // The load generator stops on its deadline while the server may still be answering requests it had
+    // already read; let the slowest of them finish before the database is closed under them.
+    const slowestMs = Math.max(0, ...measurements.map((m) => m.max).filter(Number.isFinite));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, slowestMs + 500)));
     await bare.close();
     await target.close();
   }

@@ -24,6 +24,9 @@ function printedKeys(output: string): Record<string, string> {
 }
 
 describe('herald start (embedded)', () => {
+  // Each case starts real processes (tsx compiles the sources at start-up): generous time on a loaded machine.
+  const PROCESS_TEST_MS = 120_000;
+
   it('bootstraps on the first start, prints each key once, and serves the API with them', async () => {
     const herald = await startHerald(env);
     try {
@@ -45,7 +48,7 @@ describe('herald start (embedded)', () => {
     }
     // The key file is private to the owner.
     expect(statSync(join(dataDir, 'encryption.key')).mode & 0o077).toBe(0);
-  });
+  }, PROCESS_TEST_MS);
 
   it('does not bootstrap or print keys again on a restart, and the old key still works', async () => {
     const herald = await startHerald(env);
@@ -56,7 +59,7 @@ describe('herald start (embedded)', () => {
     } finally {
       await herald.stop();
     }
-  });
+  }, PROCESS_TEST_MS);
 
   it('creates keys and session tokens from the CLI', async () => {
     const created = runHeraldCommand(['keys', 'create', '--environment', 'production'], env);
@@ -82,5 +85,5 @@ describe('herald start (embedded)', () => {
     } finally {
       await herald.stop();
     }
-  });
+  }, PROCESS_TEST_MS);
 });

@@ -16,8 +16,8 @@ import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type Pri
  */
 export const SECRET = 'sk_fault_test_0123456789abcdef0123456789abcdef';
 export const WORKFLOW_ID = 'fault';
-/** Every trigger goes to all of them; the workflow has two in-app steps: 2 messages per subscriber. */
-export const SUBSCRIBERS = ['sub-a', 'sub-b', 'sub-c'];
+/** Every trigger goes to both (2 x 2 steps = 4 messages, 5 queue jobs per trigger: the CPU budget of 2 cores). */
+export const SUBSCRIBERS = ['sub-a', 'sub-b'];
 export const STEPS = 2;
 export const MESSAGES_PER_TRIGGER = SUBSCRIBERS.length * STEPS;
 /** The default prefix of `herald api|worker` (createContainer's redisPrefix). */
@@ -75,8 +75,16 @@ export async function startCluster(options: { apis: number; workers: number; red
     const migrated = runHeraldCommand(['migrate'], env);
     if (migrated.status !== 0) throw new Error(`herald migrate failed: ${migrated.stderr}${migrated.stdout}`);
     // One after the other: the first start bootstraps the tenancy with the secret key.
-    for (let i = 0; i < options.apis; i++) apis.push(await startHerald({ ...env, LOG_LEVEL: 'info' }, ['api']));
-    for (let i = 0; i < options.workers; i++) workers.push(await startWorkerProcess(env));
+    const startedAt = Date.now();
+    // The first API bootstraps the tenancy (the secret key); the other processes then start side by side.
+    apis.push(await startHerald({ ...env, LOG_LEVEL: 'info' }, ['api']));
+    const others = await Promise.allSettled([
+      ...Array.from({ length: options.apis - 1 }, () => startHerald({ ...env, LOG_LEVEL: 'info' }, ['api']).then((api) => void apis.push(api))),
+      ...Array.from({ length: options.workers }, () => startWorkerProcess(env).then((worker) => void workers.push(worker))),
+    ]);
+    const failed = others.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (process.env.HERALD_FAULTS_TRACE) console.info('[trace] cluster started in', Date.now() - startedAt);
   } catch (error) {
     await cluster.close();
     throw error;
@@ -187,8 +195,9 @@ export async function fireTriggers(cluster: Cluster, options: TriggerLoadOptions
           result.unexpected.push({ status: response.status, body });
           if (response.status < 500) break;
         }
-      } catch {
+      } catch (error) {
         result.networkErrors++;
+        if (process.env.HERALD_FAULTS_TRACE && result.networkErrors < 3) console.info('[trace] network error', error, cluster.apis.map((a) => a.child.exitCode));
       }
       if (Date.now() - firstTry > options.giveUpAfterMs) break;
       await new Promise((resolve) => setTimeout(resolve, options.retryPauseMs));
@@ -262,10 +271,13 @@ export async function waitForDelivery(cluster: Cluster, accepted: string[], time
         [accepted, MESSAGES_PER_TRIGGER],
       );
       return Number(rows[0].n) === accepted.length;
-    }).catch(() => false);
+    }).catch((error) => {
+      if (process.env.HERALD_FAULTS_TRACE) console.info('[trace] pg', error);
+      return false;
+    });
     const counts = complete ? await queueCounts(cluster).catch(() => undefined) : undefined;
     const idle = counts !== undefined && counts.waiting + counts.active + counts.delayed + counts.prioritized === 0;
-    if (process.env.HERALD_FAULTS_TRACE) console.info('[trace] drain', Date.now() - startedAt, complete, JSON.stringify(counts ?? await queueCounts(cluster).catch(() => 'n/a')));
+    if (process.env.HERALD_FAULTS_TRACE) console.info('[trace] drain', Date.now() - startedAt, complete, JSON.stringify(counts ?? await queueCounts(cluster).catch((error) => String(error))));
     if ((complete && idle) || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

@@ -37,7 +37,7 @@ export async function startHerald(env: Record<string, string>, args: string[] = 
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`herald exited early (${child.exitCode}):\n${output}`);
     try {
@@ -48,7 +48,7 @@ export async function startHerald(env: Record<string, string>, args: string[] = 
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`herald did not become healthy in 20 s:\n${output}`);
+      throw new Error(`herald did not become healthy in 60 s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
