@@ -260,10 +260,19 @@ describe('integrations over HTTP', () => {
       expect(anonymous.body.message).toBe('Missing authorization header');
     });
 
-    it('stores no plaintext credential value anywhere in the SQLite files', async () => {
+    it('stores no plaintext credential value anywhere in the database', async () => {
       const secret = `PLAINTEXT-SECRET-${Date.now()}-c7d1`;
       const password = `PLAINTEXT-PASSWORD-${Date.now()}-9e2a`;
       await createSms({ providerId: 'bandwidth', credentials: { user: 'u', password, accountSid: secret, from: '+1' } });
+      if (server.config.databaseUrl) {
+        // PostgreSQL: every column of every integration row, as text.
+        const rows = await (server.deps.store as any).db.selectFrom('integrations').selectAll().execute();
+        const text = JSON.stringify(rows);
+        expect(text).toContain('bandwidth');
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(password);
+        return;
+      }
       const files = ['herald.sqlite', 'herald.sqlite-wal'].map((name) => join(server.dataDir, name)).filter(existsSync);
       expect(files.length).toBeGreaterThan(0);
       const bytes = Buffer.concat(files.map((file) => readFileSync(file)));

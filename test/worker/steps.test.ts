@@ -28,10 +28,13 @@ beforeAll(async () => {
     customCalls.push(input.payload);
     return { score: 42 };
   });
+  // The manual clock drives delays through the SQL queue. In scale-out mode the store is still PostgreSQL,
+  // but REDIS_URL is cleared: BullMQ schedules by Redis time, which no test clock can move (BullMQ's own delay
+  // and retry timing is covered by test/queue/contract).
   server = await startTestServer({
     clock,
     worker: { customSteps },
-    env: { HERALD_QUEUE_POLL_MS: '20', HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_JOB_ATTEMPTS: '1' },
+    env: { HERALD_QUEUE_POLL_MS: '20', HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_JOB_ATTEMPTS: '1', REDIS_URL: '' },
   });
 });
 afterAll(async () => {
