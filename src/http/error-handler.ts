@@ -88,7 +88,7 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 const UNAVAILABLE_SQLITE_CODE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)/;
 /** Postgres/Redis connections lost; a Kysely or better-sqlite3 handle closed under the app. */
 const UNAVAILABLE_MESSAGE =
-  /Connection is closed|Connection terminated|connect ECONNREFUSED|driver has already been destroyed|database connection is not open|Cannot use a pool after calling end/i;
+  /Connection is closed|Connection terminated|connect ECONNREFUSED|driver has already been destroyed|database connection is not open|Cannot use a pool after calling end|not queryable|Client was closed/i;
 
 /** Errors that look like a lost database or queue connection become 503, not 500. */
 function isUnavailable(error: unknown): boolean {

@@ -1,8 +1,8 @@
-import { Job, Queue, UnrecoverableError, Worker, type JobType } from 'bullmq';
+import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
-import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
+import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
 import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
 
 export interface BullMqQueueOptions {
@@ -20,6 +20,11 @@ export interface BullMqQueueOptions {
   connection?: Redis;
   /** How long a worker's lock on a running job lasts; a crashed worker's jobs return after it. */
   lockDurationMs?: number;
+  /**
+   * A job whose handler fails because a backend cannot be reached runs again after this long (plus up to as
+   * much jitter) without using up an attempt. Default 2000.
+   */
+  unavailableRetryMs?: number;
   /** Finished jobs are kept this long so a dedupeKey stays known (and for inspection). */
   keepCompletedSeconds?: number;
   keepFailedSeconds?: number;
@@ -82,6 +87,7 @@ export class BullMqQueue implements JobQueue {
           await done;
         } catch (error) {
           if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
+          if (isBackendUnavailable(error) && (await this.postpone(job, token))) throw new DelayedError();
           throw error;
         } finally {
           this.running.delete(key);
@@ -129,6 +135,21 @@ export class BullMqQueue implements JobQueue {
     if (this.ownsConnection) this.connection.disconnect();
   }
 
+  /**
+   * An outage of PostgreSQL (or Redis) says nothing about the job: counted as attempts, a restart longer than
+   * the backoff budget would fail every job in flight for good. Such a job waits and runs again with its
+   * attempts intact. False when it could not be moved (Redis is down too): the failure then counts.
+   */
+  private async postpone(job: Job, token: string | undefined): Promise<boolean> {
+    const base = this.options.unavailableRetryMs ?? 2000;
+    try {
+      await job.moveToDelayed(Date.now() + base + Math.floor(Math.random() * base), token);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private async returnToQueue(job: Job, token: string): Promise<void> {
     try {
       const stored = await Job.fromId(this.queue, job.id ?? '');
@@ -169,6 +190,27 @@ function toQueuedJob(job: Job): QueuedJob {
     attempt: job.attemptsMade + 1,
     maxAttempts: job.opts.attempts ?? 1,
   };
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
+  // PostgreSQL: admin/crash shutdown, cannot connect now, connection exceptions.
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006',
+]);
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|not queryable|Client was closed|timeout exceeded when trying to connect|Connection is closed|connect ECONNREFUSED/i;
+
+/**
+ * True for errors that mean PostgreSQL or Redis cannot be reached right now, not that the job is at fault.
+ * A RetryableJobError is the dispatcher's verdict on a run it could record (a vendor that is down, say):
+ * that one uses up an attempt.
+ */
+export function isBackendUnavailable(error: unknown): boolean {
+  if (error instanceof RetryableJobError) return false;
+  if (error instanceof UnavailableError) return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return UNAVAILABLE_MESSAGE.test(error instanceof Error ? error.message : String(error));
 }
 
 /**

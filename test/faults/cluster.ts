@@ -195,9 +195,10 @@ export async function fireTriggers(cluster: Cluster, options: TriggerLoadOptions
           result.unexpected.push({ status: response.status, body });
           if (response.status < 500) break;
         }
-      } catch (error) {
+      } catch {
         result.networkErrors++;
-        if (process.env.HERALD_FAULTS_TRACE && result.networkErrors < 3) console.info('[trace] network error', error, cluster.apis.map((a) => a.child.exitCode));
+        const dead = cluster.apis.find((candidate) => candidate.child.exitCode !== null || candidate.child.signalCode !== null);
+        if (dead) throw new Error(`an API process exited (${dead.child.exitCode ?? dead.child.signalCode}):\n${dead.output().slice(-4000)}`);
       }
       if (Date.now() - firstTry > options.giveUpAfterMs) break;
       await new Promise((resolve) => setTimeout(resolve, options.retryPauseMs));
