@@ -1,28 +1,16 @@
 import { ValidationError } from '../../domain/errors.js';
 import type { Caller, NotificationEvent, Page } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
+import type { NotificationListFilter } from '../../store/ports.js';
 import { validateContextKeyFilter } from '../messages/context-key-filter.js';
 import { parseIsoTimestamp } from './iso-timestamp.js';
 
-export interface ListNotificationsInput {
+/**
+ * The filters of GET /v1/notifications as the store takes them, from the caller's point of view:
+ * `after`/`before` are ISO 8601 strings (default: none, or the retention window; and the time of the request).
+ */
+export interface ListNotificationsInput extends NotificationListFilter {
   caller: Caller;
-  channels?: string[];
-  templates?: string[];
-  emails?: string[];
-  /** Deprecated: substring of the subscriberId, email or name. */
-  search?: string;
-  subscriberIds?: string[];
-  severity?: string[];
-  transactionId?: string;
-  topicKey?: string;
-  subscriptionId?: string;
-  contextKeys?: string[];
-  /** ISO 8601; only events created after it. Default: none, or the configured retention window. */
-  after?: string;
-  /** ISO 8601; only events created before it. Default: the time of the request. */
-  before?: string;
-  page: number;
-  limit: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
