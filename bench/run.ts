@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
     HERALD_RATE_LIMIT: 'false',
     HERALD_QUEUE_POLL_MS: '50',
+    ...(process.env.HERALD_WORKER_CONCURRENCY ? { HERALD_WORKER_CONCURRENCY: process.env.HERALD_WORKER_CONCURRENCY } : {}),
   });
   const server = await startServer(config);
   const db = server.container.db;
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
     }
     const deliveredMs = Date.now() - loadStarted;
 
+    if (process.env.SQL_TIMING) { const e = [...((globalThis as any).__sqlt as Map<string, {n:number;ms:number}>)].sort((a,b)=>b[1].ms-a[1].ms).slice(0,25); for (const [k,v] of e) console.log(v.ms.toFixed(0).padStart(7), String(v.n).padStart(7), (v.ms/v.n).toFixed(3), k.slice(0,220)); }
     const results = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },

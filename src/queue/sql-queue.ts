@@ -79,7 +79,9 @@ export class SqlQueue implements JobQueue {
     this.handler = handler;
     this.concurrency = Math.max(1, options.concurrency);
     const poll = () => {
-      this.pump();
+      void this.releaseExpiredLeases()
+        .catch((error) => this.options.logger.warn({ err: error }, 'could not release expired job leases'))
+        .finally(() => this.pump());
       this.pollTimer = setTimeout(poll, this.options.pollIntervalMs);
       this.pollTimer.unref();
     };
@@ -165,44 +167,63 @@ export class SqlQueue implements JobQueue {
   }
 
   /**
-   * Takes up to `limit` due jobs in one statement: waiting ones whose time has come, and active ones whose
-   * lease ran out (their process died). Jobs this process is running are never taken twice.
+   * Takes up to `limit` waiting jobs whose time has come, oldest first, in one statement that the
+   * (state, run_at) index answers without reading the backlog.
    */
   private async claim(limit: number): Promise<QueueRow[]> {
     const now = this.options.clock.now();
     const nowIso = new Date(now).toISOString();
     const lockedUntil = new Date(now + this.leaseMs).toISOString();
-    const runningIds = [...this.running.keys()];
     const due = this.db
       .selectFrom('queue_jobs')
       .select('id')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('state', '=', 'waiting'), eb('run_at', '<=', nowIso)]),
-          eb.and([eb('state', '=', 'active'), eb('locked_until', '<', nowIso)]),
-        ]),
-      )
-      .$if(runningIds.length > 0, (qb) => qb.where('id', 'not in', runningIds))
+      .where('state', '=', 'waiting')
+      .where('run_at', '<=', nowIso)
       .orderBy('run_at')
       .limit(limit);
     return this.db
       .updateTable('queue_jobs')
       .set({ state: 'active', locked_until: lockedUntil, attempts: sql`attempts + 1`, updated_at: nowIso })
       .where('id', 'in', due)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('state', '=', 'waiting'), eb('run_at', '<=', nowIso)]),
-          eb.and([eb('state', '=', 'active'), eb('locked_until', '<', nowIso)]),
-        ]),
-      )
+      // Guards against a concurrent claim (PostgreSQL without Redis). Written as an expression so that SQLite finds
+      // the rows by primary key rather than through the state index, which read the whole backlog (1.7 ms a claim).
+      .where(sql<string>`state || ''`, '=', 'waiting')
       .returningAll()
+      .execute();
+  }
+
+  /**
+   * Returns to the queue the jobs whose lease ran out (their process died), so the next claim takes them.
+   * Checked on the poll timer rather than on every claim: it is rare, and an OR of both conditions in the
+   * claim kept SQLite from using the index (1.5 ms per claim with a 6,000-job backlog).
+   */
+  private async releaseExpiredLeases(): Promise<void> {
+    const nowIso = this.isoNow();
+    const runningIds = [...this.running.keys()];
+    // A read first: an UPDATE, even one that matches nothing, would cost a commit on every poll.
+    const expired = await this.db
+      .selectFrom('queue_jobs')
+      .select('id')
+      .where('state', '=', 'active')
+      .where('locked_until', '<', nowIso)
+      .$if(runningIds.length > 0, (qb) => qb.where('id', 'not in', runningIds))
+      .limit(1)
+      .executeTakeFirst();
+    if (!expired) return;
+    await this.db
+      .updateTable('queue_jobs')
+      .set({ state: 'waiting', locked_until: null, updated_at: nowIso })
+      .where('state', '=', 'active')
+      .where('locked_until', '<', nowIso)
+      .$if(runningIds.length > 0, (qb) => qb.where('id', 'not in', runningIds))
       .execute();
   }
 
   private track(row: QueueRow): void {
     const done = this.run(row).finally(() => {
       this.running.delete(row.id);
-      this.pump();
+      // Coalesced: the jobs that end in one event-loop turn share one claim.
+      this.wake();
     });
     this.running.set(row.id, done);
   }

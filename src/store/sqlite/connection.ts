@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import type { Database } from '../sql/schema.js';
+import { groupCommitSqliteDialect } from './group-commit-driver.js';
 
 /**
  * The embedded database: one SQLite file under the data directory, in WAL mode so readers never block
@@ -17,7 +18,7 @@ export function openSqlite(dataDir: string, fileName = 'herald.sqlite'): Kysely<
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   cachePreparedStatements(sqlite);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite) });
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -36,6 +37,12 @@ function cachePreparedStatements(sqlite: BetterSqlite3.Database): void {
     let statement = cache.get(source);
     if (!statement) {
       statement = prepare(source);
+      if (process.env.SQL_TIMING) {
+        for (const m of ['run', 'all', 'get'] as const) {
+          const orig = (statement as any)[m].bind(statement);
+          (statement as any)[m] = (...a: unknown[]) => { const t = process.hrtime.bigint(); try { return orig(...a); } finally { const d = Number(process.hrtime.bigint() - t) / 1e6; const e = (globalThis as any).__sqlt ??= new Map(); const r = e.get(source) ?? { n: 0, ms: 0 }; r.n++; r.ms += d; e.set(source, r); } };
+        }
+      }
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(source, statement);
     }

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
+
+interface TestDb {
+  items: { id: string; value: number };
+}
+
+/** The driver on a real SQLite file, with its COMMITs counted and a second connection to check durability. */
+describe('GroupCommitSqliteDriver', () => {
+  let dir: string;
+  let sqlite: BetterSqlite3.Database;
+  let db: Kysely<TestDb>;
+  let other: BetterSqlite3.Database;
+  let commits: number;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'herald-group-commit-'));
+    sqlite = new BetterSqlite3(join(dir, 'test.sqlite'));
+    sqlite.pragma('journal_mode = WAL');
+    commits = 0;
+    const exec = sqlite.exec.bind(sqlite);
+    sqlite.exec = ((source: string) => {
+      if (source === 'commit') commits++;
+      return exec(source);
+    }) as typeof sqlite.exec;
+    db = new Kysely<TestDb>({ dialect: groupCommitSqliteDialect(sqlite) });
+    await sql`create table items (id text primary key, value integer not null)`.execute(db);
+    other = new BetterSqlite3(join(dir, 'test.sqlite'), { readonly: true });
+    commits = 0;
+  });
+
+  afterEach(async () => {
+    other.close();
+    await db.destroy();
+    if (sqlite.open) sqlite.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const insert = (id: string, value = 1) => db.insertInto('items').values({ id, value }).execute();
+  const durableIds = () => (other.prepare('select id from items order by id').all() as Array<{ id: string }>).map((row) => row.id);
+
+  it('commits concurrent writes together, and each write resolves only once it is durable', async () => {
+    const ids = Array.from({ length: 50 }, (_, index) => `item-${String(index).padStart(2, '0')}`);
+    await Promise.all(ids.map(async (id) => {
+      await insert(id);
+      // Seen by another connection: committed before this write's promise resolved.
+      expect(other.prepare('select id from items where id = ?').get(id)).toEqual({ id });
+    }));
+    expect(commits).toBe(1);
+    expect(durableIds()).toEqual(ids);
+  });
+
+  it('lets a flow read its own write before the commit', async () => {
+    const write = insert('a', 7);
+    const row = await db.selectFrom('items').selectAll().where('id', '=', 'a').executeTakeFirst();
+    expect(row).toEqual({ id: 'a', value: 7 });
+    await write;
+  });
+
+  it('fails only the statement that breaks a constraint; the rest of the group commits', async () => {
+    await insert('dup');
+    const outcomes = await Promise.allSettled([insert('x'), insert('dup'), insert('y')]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(durableIds()).toEqual(['dup', 'x', 'y']);
+  });
+
+  it('runs an explicit transaction atomically: its rollback keeps the writes of other flows', async () => {
+    const failing = db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 't1', value: 1 }).execute();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await trx.insertInto('items').values({ id: 't2', value: 2 }).execute();
+      throw new Error('abort');
+    });
+    const outside = insert('outside');
+    await expect(failing).rejects.toThrow('abort');
+    await outside;
+    expect(durableIds()).toEqual(['outside']);
+  });
+
+  it('makes other statements wait while an explicit transaction is open, and commits it durably', async () => {
+    const order: string[] = [];
+    let outside: Promise<unknown> = Promise.resolve();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'in-tx', value: 1 }).execute();
+      outside = insert('outside').then(() => order.push('outside write'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The other flow's statement has not run in the middle of the transaction.
+      const seen = await trx.selectFrom('items').select('id').execute();
+      order.push(`tx sees ${seen.map((row) => row.id).join(',')}`);
+    });
+    expect(durableIds()).toEqual(['in-tx']);
+    await outside;
+    expect(order).toEqual(['tx sees in-tx', 'outside write']);
+    expect(durableIds()).toEqual(['in-tx', 'outside']);
+  });
+
+  it('commits pending writes when the database is closed', async () => {
+    const write = insert('last');
+    // Once the statement has run (the shared transaction is open), close before the scheduled commit.
+    while (!sqlite.inTransaction) await Promise.resolve();
+    await db.destroy();
+    await write;
+    expect(durableIds()).toEqual(['last']);
+  });
+});
