@@ -12,6 +12,7 @@ import type { IntegrationRepository } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
 import type { Database, IntegrationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { NOT_DELETED } from './live-rows.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 
@@ -50,7 +51,7 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       .selectFrom('integrations')
       .selectAll()
       .where('environment_id', '=', environmentId)
-      .where('deleted', '=', 0);
+      .where('deleted', '=', NOT_DELETED);
     if (filter.channel) query = query.where('channel', '=', filter.channel);
     if (filter.activeOnly) query = query.where('active', '=', 1);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
@@ -63,7 +64,7 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       .selectAll()
       .where('environment_id', '=', environmentId)
       .where('identifier', '=', identifier)
-      .where('deleted', '=', 0)
+      .where('deleted', '=', NOT_DELETED)
       .executeTakeFirst();
     return row && this.toIntegration(row);
   }

@@ -5,6 +5,7 @@ import type { SubscriberListFilter, SubscriberRepository } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
 import type { Database, SubscribersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { NOT_DELETED } from './live-rows.js';
 
 type SubscriberRow = Selectable<SubscribersTable>;
 
@@ -33,7 +34,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       .selectAll()
       .where('environment_id', '=', environmentId)
       .where('id', '=', id)
-      .where('deleted', '=', 0)
+      .where('deleted', '=', NOT_DELETED)
       .executeTakeFirst();
     return row && toSubscriber(row);
   }
@@ -44,7 +45,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       .selectAll()
       .where('environment_id', '=', environmentId)
       .where('subscriber_id', '=', subscriberId)
-      .where('deleted', '=', 0)
+      .where('deleted', '=', NOT_DELETED)
       .executeTakeFirst();
     return row && toSubscriber(row);
   }
@@ -57,7 +58,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
         .selectAll()
         .where('environment_id', '=', environmentId)
         .where('subscriber_id', 'in', chunk)
-        .where('deleted', '=', 0)
+        .where('deleted', '=', NOT_DELETED)
         .execute();
       result.push(...rows.map(toSubscriber));
     }
@@ -90,7 +91,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
 
   async list(environmentId: string, filter: SubscriberListFilter): Promise<Page<Subscriber>> {
     const where = (eb: ExpressionBuilder<Database, 'subscribers'>) => {
-      const conditions: Expression<SqlBool>[] = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
+      const conditions: Expression<SqlBool>[] = [eb('environment_id', '=', environmentId), eb('deleted', '=', NOT_DELETED)];
       if (filter.email !== undefined) conditions.push(eb(eb.fn('lower', ['email']), '=', filter.email.toLowerCase()));
       if (filter.subscriberId !== undefined) conditions.push(eb('subscriber_id', '=', filter.subscriberId));
       if (filter.phone !== undefined) conditions.push(eb('phone', '=', filter.phone));
@@ -145,7 +146,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       .selectFrom('subscribers')
       .select(['id', 'subscriber_id'])
       .where('environment_id', '=', environmentId)
-      .where('deleted', '=', 0);
+      .where('deleted', '=', NOT_DELETED);
     if (afterId !== undefined) query = query.where('id', '>', afterId);
     const rows = await query.orderBy('id').limit(limit).execute();
     return rows.map((row) => ({ _id: row.id, subscriberId: row.subscriber_id }));
@@ -157,7 +158,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       .set((eb) => ({ deleted: 1, updated_at: at, version: eb('version', '+', 1) }))
       .where('environment_id', '=', environmentId)
       .where('id', '=', id)
-      .where('deleted', '=', 0)
+      .where('deleted', '=', NOT_DELETED)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
     await this.db.deleteFrom('topic_subscriptions').where('environment_id', '=', environmentId).where('subscriber_id', '=', id).execute();

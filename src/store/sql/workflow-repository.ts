@@ -6,6 +6,7 @@ import type { WorkflowListFilter, WorkflowRepository } from '../ports.js';
 import type { Database, WorkflowsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { fromJson, toFlag, toJson } from './json.js';
+import { NOT_DELETED } from './live-rows.js';
 
 /**
  * Workflows are stored as one JSON document; the columns beside it (workflow_id, name, active, deleted)
@@ -32,7 +33,7 @@ export class SqlWorkflowRepository implements WorkflowRepository {
       .selectFrom('workflows')
       .selectAll()
       .where('environment_id', '=', environmentId)
-      .where('deleted', '=', 0)
+      .where('deleted', '=', NOT_DELETED)
       .where((eb) =>
         isRecordId(idOrWorkflowId)
           ? eb.or([eb('id', '=', idOrWorkflowId), eb('workflow_id', '=', idOrWorkflowId)])
@@ -46,7 +47,7 @@ export class SqlWorkflowRepository implements WorkflowRepository {
 
   /** Newest first; `query` matches name or workflowId case-insensitively. */
   async list(environmentId: string, filter: WorkflowListFilter): Promise<{ workflows: Workflow[]; totalCount: number }> {
-    let query = this.db.selectFrom('workflows').where('environment_id', '=', environmentId).where('deleted', '=', 0);
+    let query = this.db.selectFrom('workflows').where('environment_id', '=', environmentId).where('deleted', '=', NOT_DELETED);
     if (filter.query) {
       const pattern = `%${escapeLike(filter.query)}%`;
       query = query.where((eb) =>
