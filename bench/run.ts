@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/main.js';
 
@@ -12,7 +14,8 @@ import { startServer } from '../src/main.js';
  * `npm run bench`: the embedded server (API + worker in one process, SQLite) under load from client threads.
  * Measures triggers accepted per second, in-app messages delivered per second, trigger→message latency
  * (p50/p99, one trigger at a time) and, as a reference, a bare Fastify route returning a constant 2 KB JSON
- * measured with the same clients. Prints a table and writes bench/results/latest.json.
+ * measured with the same clients. Prints a table and writes bench/results/latest.json (embedded) or
+ * bench/results/engine-scaleout.json (`--mode scaleout`: PostgreSQL + BullMQ on Redis, same single process).
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
@@ -61,7 +64,32 @@ async function baseline(): Promise<number> {
   return ((result.statuses['200'] ?? 0) * 1000) / result.elapsedMs;
 }
 
+const POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
+const REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+/** `--mode scaleout`: the same process (`herald start`) over PostgreSQL (a schema of its own) and BullMQ on Redis. */
+function modeOf(argv: string[]): 'embedded' | 'scaleout' {
+  const index = argv.indexOf('--mode');
+  const mode = index >= 0 ? argv[index + 1] : 'embedded';
+  if (mode !== 'embedded' && mode !== 'scaleout') throw new Error('--mode must be embedded or scaleout');
+  return mode;
+}
+
+async function withPostgres(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
+  const mode = modeOf(process.argv.slice(2));
+  const suffix = randomBytes(5).toString('hex');
+  const schema = mode === 'scaleout' ? `herald_bench_engine_${suffix}` : undefined;
+  if (schema) await withPostgres(`create schema ${schema}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-'));
   const config = loadConfig({
     HERALD_DATA_DIR: dataDir,
@@ -71,8 +99,9 @@ async function main(): Promise<void> {
     HERALD_RATE_LIMIT: 'false',
     HERALD_QUEUE_POLL_MS: '50',
     ...(process.env.HERALD_WORKER_CONCURRENCY ? { HERALD_WORKER_CONCURRENCY: process.env.HERALD_WORKER_CONCURRENCY } : {}),
+    ...(schema ? { DATABASE_URL: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, REDIS_URL } : {}),
   });
-  const server = await startServer(config);
+  const server = await startServer(config, { container: { redisPrefix: `herald_bench_engine_${suffix}` } });
   const db = server.container.db;
   const headers = { authorization: `ApiKey ${SECRET}`, 'content-type': 'application/json' };
   try {
@@ -129,6 +158,7 @@ async function main(): Promise<void> {
 
     if (process.env.SQL_TIMING) { const e = [...((globalThis as any).__sqlt as Map<string, {n:number;ms:number}>)].sort((a,b)=>b[1].ms-a[1].ms).slice(0,25); for (const [k,v] of e) console.log(v.ms.toFixed(0).padStart(7), String(v.n).padStart(7), (v.ms/v.n).toFixed(3), k.slice(0,220)); }
     const results = {
+      mode,
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
       settings: { durationMs: DURATION_MS, concurrency: CONCURRENCY, latencySamples: LATENCY_SAMPLES },
@@ -151,11 +181,13 @@ async function main(): Promise<void> {
       'trigger→message p99 (ms)': results.latencyMs.p99,
     });
     mkdirSync(join(here, 'results'), { recursive: true });
-    writeFileSync(join(here, 'results', 'latest.json'), JSON.stringify(results, null, 2) + '\n');
-    console.log(`written to bench/results/latest.json`);
+    const file = mode === 'embedded' ? 'latest.json' : 'engine-scaleout.json';
+    writeFileSync(join(here, 'results', file), JSON.stringify(results, null, 2) + '\n');
+    console.log(`written to bench/results/${file}`);
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    if (schema) await withPostgres(`drop schema if exists ${schema} cascade`);
   }
 }
 

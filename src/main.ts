@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.js';
-import { createContainer, type Container } from './container.js';
+import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { buildApp } from './http/app.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
@@ -17,8 +17,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config = loadConfig(), options: { worker?: WorkerOptions } = {}): Promise<RunningServer> {
-  const container = await createContainer(config);
+export async function startServer(
+  config: Config = loadConfig(),
+  options: { worker?: WorkerOptions; container?: ContainerOptions } = {},
+): Promise<RunningServer> {
+  const container = await createContainer(config, options.container);
   const { deps } = container;
   const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
   if (boot.created) {

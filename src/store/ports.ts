@@ -316,6 +316,12 @@ export interface Store {
   triggers: TriggerRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * Inside `transaction()`: holds a lock named `key` until the transaction ends, so that read-then-write decisions
+   * about one key (a digest group, a throttle window) never interleave across workers. PostgreSQL takes a
+   * transaction-scoped advisory lock; on SQLite transactions already run one at a time.
+   */
+  lockKey(key: string): Promise<void>;
   /** Throws when the database cannot be reached (health check, 503 mapping). */
   ping(): Promise<void>;
   close(): Promise<void>;

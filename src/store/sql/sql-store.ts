@@ -55,6 +55,11 @@ export class SqlStore implements Store {
     return this.db.transaction().execute((trx) => work(new SqlStore(trx, this.options, true)));
   }
 
+  async lockKey(key: string): Promise<void> {
+    if (!this.inTransaction) throw new Error('lockKey() needs a transaction');
+    if (this.options.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(this.db);
+  }
+
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
   }

@@ -51,6 +51,8 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
     }
   }
   const execute = async (store: Store): Promise<FollowUp[]> => {
+    // Digest and throttle decide from the other jobs of their group: one worker at a time per group.
+    if (TRANSACTIONAL_STEPS.has(job.type) && job.digestGroup) await store.lockKey(`job-group:${job._environmentId}:${job.digestGroup}`);
     const run = await loadRun(deps, store, job, options);
     if (!run) {
       await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', 'The event or its subscriber no longer exists'));

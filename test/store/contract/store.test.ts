@@ -41,6 +41,30 @@ for (const implementation of implementations) {
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    it('lockKey makes a second transaction on the same key wait until the first ends', async () => {
+      const order: string[] = [];
+      let endFirst!: () => void;
+      const firstMayEnd = new Promise<void>((resolve) => (endFirst = resolve));
+      let firstLocked!: () => void;
+      const locked = new Promise<void>((resolve) => (firstLocked = resolve));
+      const first = store.transaction(async (transaction) => {
+        await transaction.lockKey('digest-group-1');
+        order.push('first locked');
+        firstLocked();
+        await firstMayEnd;
+        order.push('first ends');
+      });
+      await locked;
+      const second = store.transaction(async (transaction) => {
+        await transaction.lockKey('digest-group-1');
+        order.push('second locked');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      endFirst();
+      await Promise.all([first, second]);
+      expect(order).toEqual(['first locked', 'first ends', 'second locked']);
+    });
+
     it('stores tenancy records and keeps the first value of a setting', async () => {
       expect(await store.tenancy.getEnvironment(scope.environmentId)).toMatchObject({ _id: scope.environmentId, name: 'development' });
       expect((await store.tenancy.findEnvironmentByName('development'))?._id).toBe(scope.environmentId);
