@@ -156,7 +156,6 @@ async function main(): Promise<void> {
     // load on the machine than the rates, so the figure to compare between runs.
     const loop = performance.eventLoopUtilization(loopBefore);
 
-    if (process.env.SQL_TIMING) { const e = [...((globalThis as any).__sqlt as Map<string, {n:number;ms:number}>)].sort((a,b)=>b[1].ms-a[1].ms).slice(0,25); for (const [k,v] of e) console.log(v.ms.toFixed(0).padStart(7), String(v.n).padStart(7), (v.ms/v.n).toFixed(3), k.slice(0,220)); }
     const results = {
       mode,
       date: new Date().toISOString(),

@@ -37,12 +37,6 @@ function cachePreparedStatements(sqlite: BetterSqlite3.Database): void {
     let statement = cache.get(source);
     if (!statement) {
       statement = prepare(source);
-      if (process.env.SQL_TIMING) {
-        for (const m of ['run', 'all', 'get'] as const) {
-          const orig = (statement as any)[m].bind(statement);
-          (statement as any)[m] = (...a: unknown[]) => { const t = process.hrtime.bigint(); try { return orig(...a); } finally { const d = Number(process.hrtime.bigint() - t) / 1e6; const e = (globalThis as any).__sqlt ??= new Map(); const r = e.get(source) ?? { n: 0, ms: 0 }; r.n++; r.ms += d; e.set(source, r); } };
-        }
-      }
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(source, statement);
     }
