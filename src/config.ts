@@ -104,7 +104,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     triggerMaxRecipients: integer(env, 'HERALD_TRIGGER_MAX_RECIPIENTS', 100, 1),
     bulkTriggerMaxEvents: integer(env, 'HERALD_BULK_TRIGGER_MAX_EVENTS', 100, 1),
     worker: {
-      concurrency: integer(env, 'HERALD_WORKER_CONCURRENCY', 8, 1, 1000),
+      concurrency: integer(env, 'HERALD_WORKER_CONCURRENCY', 16, 1, 1000),
       jobAttempts: integer(env, 'HERALD_JOB_ATTEMPTS', 4, 1, 100),
       backoffMs: integer(env, 'HERALD_JOB_BACKOFF_MS', 1000, 1),
       pollIntervalMs: integer(env, 'HERALD_QUEUE_POLL_MS', 200, 1),

@@ -4,6 +4,7 @@ import { newId } from '../../src/domain/ids.js';
 import type { DeliveryChannel } from '../../src/domain/types.js';
 import type { Store } from '../../src/store/ports.js';
 import { channelsToMask } from '../../src/store/sql/channel-mask.js';
+import { MessageCounterDeltas } from '../../src/store/sql/message-repository.js';
 import type {
   Database,
   ExecutionDetailsTable,
@@ -17,7 +18,8 @@ import type {
  * Fast bulk seeding for the list benchmarks: notification events, each with one job, two execution
  * details and one message, spread over subscribers, channels, context keys and topics. Rows are written
  * straight through Kysely as multi-row INSERTs, one transaction per `rowsPerTransaction` events, in the
- * exact column format the Sql*Repository classes write (ISO timestamps, 0/1 flags, JSON documents).
+ * exact column format the Sql*Repository classes write (ISO timestamps, 0/1 flags, JSON documents), and with
+ * the message_counters increments SqlMessageRepository would have made, in the same transaction.
  *
  * Row i is a pure function of (plan, i): its creation time is `originMs + i * stepMs`, so seeding rows
  * [from, to) after [0, from) grows the data set without changing what was there, and the benchmark
@@ -240,6 +242,7 @@ function addRow(plan: ListSeedPlan, row: number, batch: SeedBatch): void {
       topic_id: topic._topicId,
       topic_key: topic.topicKey,
       subscription_id: null,
+      created_at: createdAt,
     });
   }
   batch.jobs.push({
@@ -361,6 +364,9 @@ export async function seedListRows(
       await insertRows(trx, 'jobs', batch.jobs, maxParameters);
       await insertRows(trx, 'execution_details', batch.details, maxParameters);
       await insertRows(trx, 'messages', batch.messages, maxParameters);
+      const counters = new MessageCounterDeltas(options.dialect);
+      for (const message of batch.messages) counters.add(message, 1);
+      await counters.apply(trx);
     });
     options.onProgress?.({ done: end - from, total: to - from, elapsedMs: Date.now() - started });
   }

@@ -1,10 +1,10 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import type { MarkAs, Message, Page } from '../../domain/types.js';
 import type { MessageListFilter, MessageRepository } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
-import type { Database, MessagesTable } from './schema.js';
-import type { SqlStoreOptions } from './sql-store.js';
+import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
+import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 
 type MessageRow = Selectable<MessagesTable>;
@@ -18,6 +18,19 @@ const COLUMN_FIELDS = [
   'transactionId', 'channel', 'read', 'seen', 'status', 'deleted', 'createdAt', 'updatedAt', 'subscriber',
 ] as const;
 
+/** The columns message_counters scopes are made of (plus the id, which picks the shard). */
+const COUNTED_COLUMNS = ['id', 'environment_id', 'channel', 'external_subscriber_id', 'context_keys_norm'] as const;
+
+type CountedMessage = Pick<MessageRow, (typeof COUNTED_COLUMNS)[number]>;
+
+/** Counter rows per scope on PostgreSQL, so concurrent workers do not queue on one row lock (SQLite has one writer). */
+const POSTGRES_COUNTER_SHARDS = 8;
+
+/**
+ * Writes keep message_counters exact in the transaction of the message write: the caller's, or one of their own.
+ * On SQLite that costs a savepoint inside the shared group commit (one commit to wait for, as before; two separate
+ * statements outside a transaction would each wait for their own commit and could be split by a crash).
+ */
 export class SqlMessageRepository implements MessageRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -26,12 +39,19 @@ export class SqlMessageRepository implements MessageRepository {
 
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
-    const result = await this.db
-      .insertInto('messages')
-      .values(toRow(message, externalSubscriberId))
-      .onConflict((oc) => oc.column('job_id').doNothing())
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0 || !message._jobId) return { message, created: true };
+    const row = toRow(message, externalSubscriberId);
+    const inserted = await this.withTransaction(async (db) => {
+      // RETURNING tells an insert from a skipped rerun of the same job, which must not count again.
+      const insertedRow = await db
+        .insertInto('messages')
+        .values(row)
+        .onConflict((oc) => oc.column('job_id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (insertedRow) await this.countInserted(db, [row]);
+      return insertedRow !== undefined;
+    });
+    if (inserted || !message._jobId) return { message, created: true };
     const existing = await this.findByJobId(message._environmentId, message._jobId);
     if (!existing) throw new Error(`message for job ${message._jobId} conflicted but cannot be read`);
     return { message: existing, created: false };
@@ -44,14 +64,25 @@ export class SqlMessageRepository implements MessageRepository {
       const rows = await this.db.selectFrom('subscribers').select(['id', 'subscriber_id']).where('id', 'in', chunk).execute();
       for (const row of rows) externalIds.set(row.id, row.subscriber_id);
     }
-    for (const batch of chunks(messages, INSERT_BATCH)) {
-      const rows = batch.map((message) => {
-        const externalId = message.subscriber?.subscriberId ?? externalIds.get(message._subscriberId);
-        if (externalId === undefined) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
-        return toRow(message, externalId);
-      });
-      await this.db.insertInto('messages').values(rows).onConflict((oc) => oc.column('job_id').doNothing()).execute();
-    }
+    const rows = messages.map((message) => {
+      const externalId = message.subscriber?.subscriberId ?? externalIds.get(message._subscriberId);
+      if (externalId === undefined) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
+      return toRow(message, externalId);
+    });
+    await this.withTransaction(async (db) => {
+      const inserted: MessageRow[] = [];
+      for (const batch of chunks(rows, INSERT_BATCH)) {
+        const insertedIds = await db
+          .insertInto('messages')
+          .values(batch)
+          .onConflict((oc) => oc.column('job_id').doNothing())
+          .returning('id')
+          .execute();
+        const ids = new Set(insertedIds.map((r) => r.id));
+        inserted.push(...batch.filter((row) => ids.has(row.id)));
+      }
+      await this.countInserted(db, inserted);
+    });
   }
 
   async get(environmentId: string, id: string): Promise<Message | undefined> {
@@ -98,13 +129,22 @@ export class SqlMessageRepository implements MessageRepository {
       .limit(filter.limit + 1)
       .offset(filter.page * filter.limit)
       .execute();
-    const count = await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow();
+    const scope = counterScopeOf(filter);
+    const count =
+      scope === undefined
+        ? await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow()
+        : await this.db
+            .selectFrom('message_counters')
+            .select((eb) => eb.fn.sum<number | string | null>('count').as('n'))
+            .where('environment_id', '=', environmentId)
+            .where('scope', '=', scope)
+            .executeTakeFirstOrThrow();
     return {
       data: rows.slice(0, filter.limit).map(toMessage),
       page: filter.page,
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
-      totalCount: Number(count.n),
+      totalCount: Number(count.n ?? 0),
     };
   }
 
@@ -138,41 +178,96 @@ export class SqlMessageRepository implements MessageRepository {
         .execute();
       for (const row of rows) {
         const message = applyMarkAs(toMessage(row), markAs, at);
-        await this.save(message);
-        updated.set(message._id, message);
+        if (await this.saveReadState(message)) updated.set(message._id, message);
       }
     }
     return ids.flatMap((id) => (updated.has(id) ? [updated.get(id)!] : []));
   }
 
+  /**
+   * May change what message_counters count (deleted, channel, context keys): the update applies only while those
+   * columns still hold what was read, so the counters move from exactly the state it replaced.
+   */
   async save(message: Message): Promise<void> {
     const row = toRow(message, '');
-    await this.db
-      .updateTable('messages')
-      .set({
-        read: row.read,
-        seen: row.seen,
-        status: row.status,
-        channel: row.channel,
-        context_keys_norm: row.context_keys_norm,
-        deleted: row.deleted,
-        document: row.document,
-        updated_at: row.updated_at,
-      })
-      .where('environment_id', '=', message._environmentId)
-      .where('id', '=', message._id)
-      .execute();
+    await this.withTransaction(async (db) => {
+      for (;;) {
+        const previous = await db
+          .selectFrom('messages')
+          .select([...COUNTED_COLUMNS, 'deleted'])
+          .where('environment_id', '=', message._environmentId)
+          .where('id', '=', message._id)
+          .executeTakeFirst();
+        if (!previous) return;
+        const result = await db
+          .updateTable('messages')
+          .set({
+            read: row.read,
+            seen: row.seen,
+            status: row.status,
+            channel: row.channel,
+            context_keys_norm: row.context_keys_norm,
+            deleted: row.deleted,
+            document: row.document,
+            updated_at: row.updated_at,
+          })
+          .where('environment_id', '=', message._environmentId)
+          .where('id', '=', message._id)
+          .where('channel', '=', previous.channel)
+          .where('context_keys_norm', '=', previous.context_keys_norm)
+          .where('deleted', '=', previous.deleted)
+          .executeTakeFirst();
+        // A concurrent writer changed a counted column in between (PostgreSQL): read it again.
+        if (Number(result.numUpdatedRows) === 0) continue;
+        const deltas = new MessageCounterDeltas(this.options.dialect);
+        if (previous.deleted === 0) deltas.add(previous, -1);
+        if (row.deleted === 0) deltas.add({ ...previous, channel: row.channel, context_keys_norm: row.context_keys_norm }, 1);
+        await deltas.apply(db);
+        return;
+      }
+    });
   }
 
   async softDelete(environmentId: string, id: string, at: string): Promise<boolean> {
+    return this.withTransaction(async (db) => {
+      const deleted = await db
+        .updateTable('messages')
+        .set({ deleted: 1, updated_at: at })
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .where('deleted', '=', 0)
+        .returning(COUNTED_COLUMNS)
+        .executeTakeFirst();
+      if (!deleted) return false;
+      const deltas = new MessageCounterDeltas(this.options.dialect);
+      deltas.add(deleted, -1);
+      await deltas.apply(db);
+      return true;
+    });
+  }
+
+  /** Mark-as changes only flags and dates, none of the counted columns; a message deleted meanwhile is left alone. */
+  private async saveReadState(message: Message): Promise<boolean> {
+    const row = toRow(message, '');
     const result = await this.db
       .updateTable('messages')
-      .set({ deleted: 1, updated_at: at })
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
+      .set({ read: row.read, seen: row.seen, document: row.document, updated_at: row.updated_at })
+      .where('environment_id', '=', message._environmentId)
+      .where('id', '=', message._id)
       .where('deleted', '=', 0)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  private async countInserted(db: Kysely<Database>, rows: MessageRow[]): Promise<void> {
+    const deltas = new MessageCounterDeltas(this.options.dialect);
+    for (const row of rows) if (row.deleted === 0) deltas.add(row, 1);
+    await deltas.apply(db);
+  }
+
+  /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
+  private withTransaction<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.isTransaction ? work(this.db) : this.db.transaction().execute(work);
   }
 
   private async externalSubscriberId(message: Message): Promise<string> {
@@ -185,6 +280,82 @@ export class SqlMessageRepository implements MessageRepository {
     if (!row) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
     return row.subscriber_id;
   }
+}
+
+const COUNTER_SCOPE_ALL = 'all';
+const channelScope = (channel: string) => `channel:${channel}`;
+const subscriberScope = (externalSubscriberId: string) => `subscriber:${externalSubscriberId}`;
+const contextScope = (contextKeysNorm: string) => `context:${contextKeysNorm}`;
+
+/** The message_counters scopes of one message (migration 0005 backfills the same); a non-deleted message counts once in each. */
+function messageCounterScopes(message: Pick<MessageRow, 'channel' | 'external_subscriber_id' | 'context_keys_norm'>): string[] {
+  return [COUNTER_SCOPE_ALL, channelScope(message.channel), subscriberScope(message.external_subscriber_id), contextScope(message.context_keys_norm)];
+}
+
+/**
+ * The counter that holds a list's totalCount: no filter, or exactly one of channel / subscriberId / contextKeys.
+ * Undefined when only counting the rows can tell: a transactionId (bounded by its index), read/seen, or two or
+ * more filters combined.
+ */
+function counterScopeOf(filter: MessageListFilter): string | undefined {
+  if ((filter.transactionIds !== undefined && filter.transactionIds.length > 0) || filter.read !== undefined || filter.seen !== undefined) {
+    return undefined;
+  }
+  const scopes: string[] = [];
+  if (filter.channel !== undefined) scopes.push(channelScope(filter.channel));
+  if (filter.subscriberId !== undefined) scopes.push(subscriberScope(filter.subscriberId));
+  if (filter.contextKeys !== undefined) scopes.push(contextScope(normalizeContextKeys(filter.contextKeys)));
+  if (scopes.length === 0) return COUNTER_SCOPE_ALL;
+  return scopes.length === 1 ? scopes[0] : undefined;
+}
+
+/**
+ * Changes to message_counters, summed per counter row and written as one upsert per INSERT_BATCH rows. Also used by
+ * the benchmark seeder, which writes message rows directly.
+ */
+export class MessageCounterDeltas {
+  private readonly deltas = new Map<string, MessageCountersTable>();
+
+  constructor(private readonly dialect: SqlDialectName) {}
+
+  add(message: CountedMessage, change: 1 | -1): void {
+    const shard = this.dialect === 'postgres' ? counterShard(message.id) : 0;
+    for (const scope of messageCounterScopes(message)) {
+      const key = `${message.environment_id}\n${scope}\n${shard}`;
+      const existing = this.deltas.get(key);
+      if (existing) existing.count += change;
+      else this.deltas.set(key, { environment_id: message.environment_id, scope, shard, count: change });
+    }
+  }
+
+  /**
+   * Rows in one fixed order: concurrent PostgreSQL transactions then lock shared counter rows in the same order
+   * and cannot deadlock on them. (An upsert may also not touch one row twice, hence the summing.)
+   */
+  async apply(db: Kysely<Database>): Promise<void> {
+    const rows = [...this.deltas.values()].filter((row) => row.count !== 0).sort(compareCounterRows);
+    this.deltas.clear();
+    for (const batch of chunks(rows, INSERT_BATCH)) {
+      await db
+        .insertInto('message_counters')
+        .values(batch)
+        .onConflict((oc) => oc.columns(['environment_id', 'scope', 'shard']).doUpdateSet({ count: sql<number>`message_counters.count + excluded.count` }))
+        .execute();
+    }
+  }
+}
+
+function compareCounterRows(a: MessageCountersTable, b: MessageCountersTable): number {
+  if (a.environment_id !== b.environment_id) return a.environment_id < b.environment_id ? -1 : 1;
+  if (a.scope !== b.scope) return a.scope < b.scope ? -1 : 1;
+  return a.shard - b.shard;
+}
+
+/** FNV-1a of the message id: spreads writers over the shards, and keeps one message's changes on one shard. */
+function counterShard(messageId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < messageId.length; i++) hash = Math.imul(hash ^ messageId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % POSTGRES_COUNTER_SHARDS;
 }
 
 /** `read` implies `seen`; the un- forms clear only their own flag; a date is stamped whenever its flag is set. */

@@ -28,11 +28,9 @@ export class SqlNotificationRepository implements NotificationRepository {
 
   async create(event: NotificationEvent): Promise<void> {
     const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
-    await this.db
-      .insertInto('notifications')
-      .values(toRow(event, subscriber.subscriberId, subscriber.email ?? null))
-      .execute();
-    await this.insertTopics(event);
+    const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
+    await this.db.insertInto('notifications').values(row).execute();
+    await this.insertTopics(event, row.created_at);
   }
 
   async createMany(events: NotificationEvent[]): Promise<void> {
@@ -42,15 +40,13 @@ export class SqlNotificationRepository implements NotificationRepository {
       const rows = await this.db.selectFrom('subscribers').select(['id', 'subscriber_id', 'email']).where('id', 'in', chunk).execute();
       for (const row of rows) summaries.set(row.id, { subscriberId: row.subscriber_id, email: row.email });
     }
-    for (const batch of chunks(events, INSERT_BATCH)) {
-      const rows = batch.map((event) => {
-        const subscriber = event.subscriber ?? summaries.get(event._subscriberId);
-        if (!subscriber) throw new Error(`notification ${event._id}: subscriber ${event._subscriberId} does not exist`);
-        return toRow(event, subscriber.subscriberId, subscriber.email ?? null);
-      });
-      await this.db.insertInto('notifications').values(rows).execute();
-    }
-    for (const event of events) await this.insertTopics(event);
+    const rows = events.map((event) => {
+      const subscriber = event.subscriber ?? summaries.get(event._subscriberId);
+      if (!subscriber) throw new Error(`notification ${event._id}: subscriber ${event._subscriberId} does not exist`);
+      return toRow(event, subscriber.subscriberId, subscriber.email ?? null);
+    });
+    for (const batch of chunks(rows, INSERT_BATCH)) await this.db.insertInto('notifications').values(batch).execute();
+    for (const [index, event] of events.entries()) await this.insertTopics(event, rows[index].created_at);
   }
 
   async get(environmentId: string, id: string): Promise<NotificationEvent | undefined> {
@@ -66,15 +62,8 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   async list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>> {
-    const rows = await this.db
-      .selectFrom('notifications')
-      .selectAll()
-      .where((eb) => listConditions(eb, environmentId, filter))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(filter.limit + 1)
-      .offset(filter.page * filter.limit)
-      .execute();
+    const rows =
+      filter.topicKey === undefined ? await this.listPage(environmentId, filter) : await this.listTopicPage(environmentId, filter.topicKey, filter);
     const pageRows = rows.slice(0, filter.limit);
     const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id));
     return {
@@ -88,7 +77,7 @@ export class SqlNotificationRepository implements NotificationRepository {
   async save(event: NotificationEvent): Promise<void> {
     const existing = await this.db
       .selectFrom('notifications')
-      .select(['external_subscriber_id', 'subscriber_email'])
+      .select(['external_subscriber_id', 'subscriber_email', 'created_at'])
       .where('environment_id', '=', event._environmentId)
       .where('id', '=', event._id)
       .executeTakeFirst();
@@ -97,7 +86,43 @@ export class SqlNotificationRepository implements NotificationRepository {
     const { id: _id, environment_id: _env, organization_id: _org, created_at: _created, ...changes } = row;
     await this.db.updateTable('notifications').set(changes).where('environment_id', '=', event._environmentId).where('id', '=', event._id).execute();
     await this.db.deleteFrom('notification_topics').where('environment_id', '=', event._environmentId).where('notification_id', '=', event._id).execute();
-    await this.insertTopics(event);
+    await this.insertTopics(event, existing.created_at);
+  }
+
+  /** The page (plus one row, for hasMore) newest first, by offset. */
+  private listPage(environmentId: string, filter: NotificationListFilter): Promise<NotificationRow[]> {
+    return this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where((eb) => listConditions(eb, environmentId, filter))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1)
+      .offset(filter.page * filter.limit)
+      .execute();
+  }
+
+  /**
+   * The same page when a topicKey is given, driven from the topic's links in (created_at, notification_id) order,
+   * which equal the event's (created_at, id): the index range of the topic yields the page's rows in order, and
+   * the other filters are checked on the joined events. The time bounds also go on the link, to narrow that range.
+   */
+  private listTopicPage(environmentId: string, topicKey: string, filter: NotificationListFilter): Promise<NotificationRow[]> {
+    let query = this.db
+      .selectFrom('notification_topics as nt')
+      .innerJoin('notifications', 'notifications.id', 'nt.notification_id')
+      .selectAll('notifications')
+      .where('nt.environment_id', '=', environmentId)
+      .where('nt.topic_key', '=', topicKey);
+    if (filter.after !== undefined) query = query.where('nt.created_at', '>', filter.after);
+    if (filter.before !== undefined) query = query.where('nt.created_at', '<', filter.before);
+    return query
+      .where((eb) => listConditions(eb, environmentId, filter))
+      .orderBy('nt.created_at', 'desc')
+      .orderBy('nt.notification_id', 'desc')
+      .limit(filter.limit + 1)
+      .offset(filter.page * filter.limit)
+      .execute();
   }
 
   private async subscriberSummary(event: NotificationEvent): Promise<{ subscriberId: string; email?: string | null }> {
@@ -111,8 +136,11 @@ export class SqlNotificationRepository implements NotificationRepository {
     return { subscriberId: row.subscriber_id, email: row.email };
   }
 
-  /** One row per topic the event went through, with the subscriber's subscription to it (for `subscriptionId`). */
-  private async insertTopics(event: NotificationEvent): Promise<void> {
+  /**
+   * One row per topic the event went through, with the subscriber's subscription to it (for `subscriptionId`) and
+   * the event's stored created_at (the topicKey list orders by it).
+   */
+  private async insertTopics(event: NotificationEvent, createdAt: string): Promise<void> {
     const topics = event.topics ?? [];
     if (topics.length === 0) return;
     const subscriptions = await this.db
@@ -133,6 +161,7 @@ export class SqlNotificationRepository implements NotificationRepository {
           topic_id: topic._topicId,
           topic_key: topic.topicKey,
           subscription_id: subscriptionByTopic.get(topic._topicId) ?? null,
+          created_at: createdAt,
         })),
       )
       .execute();
@@ -141,7 +170,9 @@ export class SqlNotificationRepository implements NotificationRepository {
 
 /**
  * The WHERE of the event list. Every filter narrows the environment's rows; list filters are any-of,
- * and the filters combine with AND. Sub-selects keep topic and name matching off the hot columns.
+ * and the filters combine with AND. Sub-selects keep subscription and name matching off the hot columns.
+ * All but topicKey, which drives its own query (listTopicPage); references are qualified with `notifications.`
+ * so that query can use these on its join.
  */
 function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, environmentId: string, filter: NotificationListFilter) {
   const conditions: Expression<SqlBool>[] = [eb('notifications.environment_id', '=', environmentId)];
@@ -156,11 +187,6 @@ function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, enviro
   if (filter.contextKeys !== undefined) conditions.push(eb('notifications.context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
   if (filter.after !== undefined) conditions.push(eb('notifications.created_at', '>', filter.after));
   if (filter.before !== undefined) conditions.push(eb('notifications.created_at', '<', filter.before));
-  if (filter.topicKey !== undefined) {
-    conditions.push(
-      eb('notifications.id', 'in', eb.selectFrom('notification_topics').select('notification_id').where('environment_id', '=', environmentId).where('topic_key', '=', filter.topicKey)),
-    );
-  }
   if (filter.subscriptionId !== undefined) {
     conditions.push(
       eb(

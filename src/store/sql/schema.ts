@@ -136,6 +136,8 @@ export interface NotificationTopicsTable {
   topic_id: string;
   topic_key: string;
   subscription_id: string | null;
+  /** The event's created_at, so the topicKey list reads its page in index order. Migration 0005. */
+  created_at: string;
 }
 
 export interface JobsTable {
@@ -194,6 +196,19 @@ export interface MessagesTable {
   document: string;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * Exact totals of non-deleted messages for GET /v1/messages, per scope: `all`, `channel:<channel>`,
+ * `subscriber:<external subscriberId>`, `context:<context_keys_norm>`. A total is the SUM over the scope's shards:
+ * PostgreSQL writers spread over several rows so concurrent workers do not queue on one row lock; a shard's own
+ * count means nothing (it may be negative). Migration 0005; maintained by SqlMessageRepository.
+ */
+export interface MessageCountersTable {
+  environment_id: string;
+  scope: string;
+  shard: number;
+  count: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -276,6 +291,7 @@ export interface Database {
   jobs: JobsTable;
   execution_details: ExecutionDetailsTable;
   messages: MessagesTable;
+  message_counters: MessageCountersTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;
   queue_jobs: QueueJobsTable;
