@@ -231,7 +231,8 @@ function toPreferences(workflow: Workflow) {
 
 const statusOf = (workflow: Workflow) => (workflow.active ? ('ACTIVE' as const) : ('INACTIVE' as const));
 
-export function toWorkflowResponse(workflow: Workflow): WorkflowResponse {
+/** The fields Novu's WorkflowResponseDto and WorkflowListResponseDto share. */
+function workflowSummary(workflow: Workflow) {
   return {
     _id: workflow._id,
     workflowId: workflow.workflowId,
@@ -242,12 +243,21 @@ export function toWorkflowResponse(workflow: Workflow): WorkflowResponse {
     active: workflow.active,
     status: statusOf(workflow),
     origin: workflow.origin,
+    severity: workflow.severity,
+    isTranslationEnabled: false,
+    createdAt: workflow.createdAt,
+    updatedAt: workflow.updatedAt,
+    lastTriggeredAt: null,
+  };
+}
+
+export function toWorkflowResponse(workflow: Workflow): WorkflowResponse {
+  return {
+    ...workflowSummary(workflow),
     validatePayload: workflow.payloadSchema !== undefined,
     payloadSchema: workflow.payloadSchema ?? null,
-    isTranslationEnabled: false,
     preferences: toPreferences(workflow),
     preferenceSettings: workflow.preferenceSettings as Record<string, boolean>,
-    severity: workflow.severity,
     critical: workflow.critical,
     draft: workflow.draft,
     ...(workflow.data !== undefined ? { data: workflow.data } : {}),
@@ -255,30 +265,14 @@ export function toWorkflowResponse(workflow: Workflow): WorkflowResponse {
       ...toStepResponseFields(step, workflow),
       ...(step.variants?.length ? { variants: step.variants.map((variant) => toStepResponseFields(variant, workflow)) } : {}),
     })),
-    createdAt: workflow.createdAt,
-    updatedAt: workflow.updatedAt,
-    lastTriggeredAt: null,
     lastPublishedAt: null,
   };
 }
 
 export function toWorkflowListItem(workflow: Workflow): WorkflowListItem {
   return {
-    _id: workflow._id,
-    workflowId: workflow.workflowId,
-    slug: workflow.workflowId,
-    name: workflow.name,
-    description: workflow.description,
-    tags: workflow.tags,
-    active: workflow.active,
-    status: statusOf(workflow),
-    origin: workflow.origin,
-    severity: workflow.severity,
-    isTranslationEnabled: false,
+    ...workflowSummary(workflow),
     stepTypeOverviews: [...new Set(workflow.steps.map((step) => step.type))],
     steps: workflow.steps.map((step) => ({ slug: step.stepId, type: step.type })),
-    createdAt: workflow.createdAt,
-    updatedAt: workflow.updatedAt,
-    lastTriggeredAt: null,
   };
 }

@@ -1,5 +1,6 @@
 import type { Credentials } from '../../domain/types.js';
 import { optionalCredential, requiredCredential } from '../credential-values.js';
+import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { EmailAttachment, EmailMessage } from '../ports.js';
 
 export interface Sender {
@@ -39,4 +40,24 @@ export function attachmentMime(attachment: EmailAttachment): string {
 
 export function nonEmpty<T>(list: T[] | undefined): T[] | undefined {
   return list && list.length > 0 ? list : undefined;
+}
+
+/** The message as nodemailer mail options: what SMTP sends, and the MIME that SES's raw content carries. */
+export function toMailOptions(from: string, message: EmailMessage): Mail.Options {
+  return {
+    from,
+    to: message.to,
+    cc: message.cc,
+    bcc: message.bcc,
+    replyTo: message.replyTo,
+    subject: message.subject,
+    html: message.html,
+    text: message.text,
+    headers: message.headers,
+    attachments: message.attachments?.map((attachment) => ({
+      filename: attachment.filename,
+      content: attachmentBytes(attachment),
+      contentType: attachment.mime,
+    })),
+  };
 }

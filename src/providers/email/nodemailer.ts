@@ -3,7 +3,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Credentials } from '../../domain/types.js';
 import { booleanCredential, optionalCredential, requiredCredential } from '../credential-values.js';
 import { ProviderError, type ChannelProvider, type ProviderContext } from '../ports.js';
-import { attachmentBytes, formatAddress, senderOf } from './email-parts.js';
+import { formatAddress, senderOf, toMailOptions } from './email-parts.js';
 
 /** SMTP through nodemailer. Credentials: host, port, secure, requireTls, ignoreTls, tlsOptions, user, password, from, senderName. */
 const ID = 'nodemailer';
@@ -60,22 +60,7 @@ export const nodemailerProvider: ChannelProvider<'email'> = {
     await guard(credentials, ctx);
     const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs));
     try {
-      const info = await transporter.sendMail({
-        from: formatAddress(senderOf(credentials, message, ID)),
-        to: message.to,
-        cc: message.cc,
-        bcc: message.bcc,
-        replyTo: message.replyTo,
-        subject: message.subject,
-        html: message.html,
-        text: message.text,
-        headers: message.headers,
-        attachments: message.attachments?.map((attachment) => ({
-          filename: attachment.filename,
-          content: attachmentBytes(attachment),
-          contentType: attachment.mime,
-        })),
-      });
+      const info = await transporter.sendMail(toMailOptions(formatAddress(senderOf(credentials, message, ID)), message));
       return { id: info.messageId, date: new Date().toISOString(), raw: info.response };
     } catch (error) {
       throw smtpError(error);

@@ -4,7 +4,7 @@ import { signRequest } from '../aws-sigv4.js';
 import { optionalCredential, requiredCredential } from '../credential-values.js';
 import type { ChannelProvider, EmailMessage, ProviderContext } from '../ports.js';
 import { callVendor, parseJson } from '../vendor-http.js';
-import { attachmentBytes, formatAddress, nonEmpty, senderOf } from './email-parts.js';
+import { formatAddress, nonEmpty, senderOf, toMailOptions } from './email-parts.js';
 
 /**
  * Amazon SES v2 SendEmail: POST /v2/email/outbound-emails on email.{region}.amazonaws.com, signed with SigV4
@@ -38,22 +38,7 @@ async function signedCall(credentials: Credentials, ctx: ProviderContext, method
 }
 
 async function rawMime(from: string, message: EmailMessage): Promise<string> {
-  const composer = new MailComposer({
-    from,
-    to: message.to,
-    cc: message.cc,
-    bcc: message.bcc,
-    replyTo: message.replyTo,
-    subject: message.subject,
-    html: message.html,
-    text: message.text,
-    headers: message.headers,
-    attachments: message.attachments?.map((attachment) => ({
-      filename: attachment.filename,
-      content: attachmentBytes(attachment),
-      contentType: attachment.mime,
-    })),
-  });
+  const composer = new MailComposer(toMailOptions(from, message));
   const mime = await composer.compile().build();
   return mime.toString('base64');
 }

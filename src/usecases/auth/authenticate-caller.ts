@@ -7,11 +7,22 @@ import { verifySessionToken } from './session-tokens.js';
 
 /**
  * Resolves the Authorization header to a caller, with the exact 401 messages of API-CONVENTIONS.md.
- * Known key hashes are cached briefly so the hot trigger path does not hit the database per request.
+ * Known key hashes are cached briefly so the hot trigger path does not hit the database per request; one cache
+ * per store, so two Herald instances in one process (tests, embedding) never answer from each other's keys.
  */
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
-const keyCache = new Map<string, { record: ApiKeyRecord; expiresAt: number }>();
+type KeyCache = Map<string, { record: ApiKeyRecord; expiresAt: number }>;
+const keyCaches = new WeakMap<object, KeyCache>();
+
+function keyCacheOf(store: object): KeyCache {
+  let cache = keyCaches.get(store);
+  if (!cache) {
+    cache = new Map();
+    keyCaches.set(store, cache);
+  }
+  return cache;
+}
 
 export async function authenticateCaller(
   deps: Pick<Deps, 'store' | 'clock' | 'sessionSecret'>,
@@ -38,6 +49,7 @@ export async function authenticateCaller(
 async function findKey(deps: Pick<Deps, 'store' | 'clock'>, secretKey: string): Promise<ApiKeyRecord | undefined> {
   const hash = hashApiKey(secretKey);
   const now = deps.clock.now();
+  const keyCache = keyCacheOf(deps.store);
   const cached = keyCache.get(hash);
   if (cached && cached.expiresAt > now) return cached.record;
   const record = await deps.store.tenancy.findApiKeyByHash(hash);

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../../src/usecases/auth/api-keys.js';
+import { authenticateCaller } from '../../../src/usecases/auth/authenticate-caller.js';
+import type { ApiKeyRecord } from '../../../src/store/ports.js';
+import type { Deps } from '../../../src/usecases/deps.js';
+
+/** A store that knows one key and counts how often it is asked. */
+function storeWithKey(secretKey: string, environmentId: string) {
+  const keyHash = hashApiKey(secretKey);
+  const record: ApiKeyRecord = { id: `key-of-${environmentId}`, environmentId, organizationId: 'org' };
+  const store = {
+    lookups: 0,
+    tenancy: {
+      async findApiKeyByHash(hash: string) {
+        store.lookups++;
+        return hash === keyHash ? record : undefined;
+      },
+    },
+  };
+  return store;
+}
+
+function depsOf(store: ReturnType<typeof storeWithKey>, now = 0): Pick<Deps, 'store' | 'clock' | 'sessionSecret'> {
+  return { store: store as unknown as Deps['store'], clock: { now: () => now }, sessionSecret: new Uint8Array(32) } as Pick<Deps, 'store' | 'clock' | 'sessionSecret'>;
+}
+
+describe('authenticateCaller key cache', () => {
+  it('answers repeat calls from the cache, per store: two stores holding the same key see their own environments', async () => {
+    const secret = 'sk_same_secret_in_two_instances';
+    const first = storeWithKey(secret, 'env-first');
+    const second = storeWithKey(secret, 'env-second');
+    expect((await authenticateCaller(depsOf(first), `ApiKey ${secret}`)).environmentId).toBe('env-first');
+    expect((await authenticateCaller(depsOf(first), `ApiKey ${secret}`)).environmentId).toBe('env-first');
+    expect(first.lookups).toBe(1);
+    expect((await authenticateCaller(depsOf(second), `ApiKey ${secret}`)).environmentId).toBe('env-second');
+    expect(second.lookups).toBe(1);
+  });
+
+  it('asks the store again once the cached entry is 30 s old', async () => {
+    const secret = 'sk_expiring_cache_entry';
+    const store = storeWithKey(secret, 'env');
+    await authenticateCaller(depsOf(store, 0), `ApiKey ${secret}`);
+    await authenticateCaller(depsOf(store, 29_999), `ApiKey ${secret}`);
+    expect(store.lookups).toBe(1);
+    await authenticateCaller(depsOf(store, 30_001), `ApiKey ${secret}`);
+    expect(store.lookups).toBe(2);
+  });
+});
