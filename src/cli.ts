@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
-import { createContainer } from './container.js';
+import { createContainer, openDatabase } from './container.js';
 import { startServer } from './main.js';
 import { startApi } from './main-api.js';
 import { startWorker } from './main-worker.js';
@@ -60,10 +60,14 @@ program
   .description('Bring the database schema up to date, then exit')
   .action(async () => {
     const config = loadConfig();
-    const container = await createContainer(config, { migrate: false });
-    const applied = await migrateToLatest(container.db, config.databaseUrl ? 'postgres' : 'sqlite');
-    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
-    await container.close();
+    // The database only: migrating must not need Redis (nor connect to it) when REDIS_URL is set.
+    const db = openDatabase(config);
+    try {
+      const applied = await migrateToLatest(db, config.databaseUrl ? 'postgres' : 'sqlite');
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+    } finally {
+      await db.destroy();
+    }
   });
 
 const keys = program.command('keys').description('Secret keys');

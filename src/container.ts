@@ -64,12 +64,17 @@ export function createLogger(config: Config): Logger {
   }) as unknown as Logger;
 }
 
+/** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */
+export function openDatabase(config: Config): Kysely<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
+}
+
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
   const secretBox = new SecretBox(loadMasterKey(config));
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
-  const db = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
+  const db = openDatabase(config);
   if (options.migrate ?? true) await migrateToLatest(db, dialect);
 
   const store = new SqlStore(db, { dialect, secretBox });

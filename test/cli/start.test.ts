@@ -61,6 +61,20 @@ describe('herald start (embedded)', () => {
     }
   }, PROCESS_TEST_MS);
 
+  it('migrates with only the database: an unreachable REDIS_URL does not matter', () => {
+    const migrateDir = mkdtempSync(join(tmpdir(), 'herald-migrate-'));
+    try {
+      const first = runHeraldCommand(['migrate'], { HERALD_DATA_DIR: migrateDir, REDIS_URL: 'redis://127.0.0.1:1/0' });
+      expect(first.stderr).toBe('');
+      expect(first.status).toBe(0);
+      expect(first.stdout).toMatch(/^applied: 0001_/);
+      const again = runHeraldCommand(['migrate'], { HERALD_DATA_DIR: migrateDir, REDIS_URL: 'redis://127.0.0.1:1/0' });
+      expect(again.stdout.trim()).toBe('schema is up to date');
+    } finally {
+      rmSync(migrateDir, { recursive: true, force: true });
+    }
+  }, PROCESS_TEST_MS);
+
   it('creates keys and session tokens from the CLI', async () => {
     const created = runHeraldCommand(['keys', 'create', '--environment', 'production'], env);
     expect(created.status).toBe(0);
