@@ -98,7 +98,10 @@ async function main(): Promise<void> {
     HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
     HERALD_RATE_LIMIT: 'false',
     HERALD_QUEUE_POLL_MS: '50',
-    ...(process.env.HERALD_WORKER_CONCURRENCY ? { HERALD_WORKER_CONCURRENCY: process.env.HERALD_WORKER_CONCURRENCY } : {}),
+    // Tuning knobs taken from the environment, so their effect can be measured.
+    ...Object.fromEntries(
+      ['HERALD_WORKER_CONCURRENCY', 'HERALD_DATABASE_POOL_SIZE'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    ),
     ...(schema ? { DATABASE_URL: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, REDIS_URL } : {}),
   });
   const server = await startServer(config, { container: { redisPrefix: `herald_bench_engine_${suffix}` } });

@@ -19,6 +19,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string; SQLite under dataDir when absent. */
   databaseUrl?: string;
+  /** PostgreSQL connections per process. */
+  databasePoolSize: number;
   /** Redis connection string; the in-process SQL queue when absent. */
   redisUrl?: string;
   /** 32-byte key, base64 or hex; generated into dataDir when absent. */
@@ -88,6 +90,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(env.HERALD_DATA_DIR || './data'),
     databaseUrl: optional(env, 'DATABASE_URL'),
+    databasePoolSize: integer(env, 'HERALD_DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl: optional(env, 'REDIS_URL'),
     encryptionKey: optional(env, 'HERALD_ENCRYPTION_KEY'),
     bootstrapSecretKey: optional(env, 'HERALD_BOOTSTRAP_SECRET_KEY'),

@@ -66,7 +66,7 @@ export function createLogger(config: Config): Logger {
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */
 export function openDatabase(config: Config): Kysely<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openSqlite(config.dataDir);
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
