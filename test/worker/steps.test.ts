@@ -107,6 +107,22 @@ describe('digest', () => {
     expect(closed.jobs[0].digest).toMatchObject({ type: 'regular', amount: 10, unit: 'minutes', events: [{ n: 1 }, { n: 2 }, { n: 3 }] });
   });
 
+  it('regular, triggered concurrently: one event opens the digest and every other merges into it', async () => {
+    await createWorkflow(server, { workflowId: 'digest-concurrent', steps: [{ name: 'digest', type: 'digest', controlValues: { type: 'regular', amount: 10, unit: 'minutes' } }, digestInbox] });
+    // Created first, so that the concurrent triggers race on the digest and not on creating the subscriber.
+    await trigger(server, { name: 'digest-regular', to: 'g-concurrent', payload: { n: 0 } });
+    await settle();
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, n) => trigger(server, { name: 'digest-concurrent', to: 'g-concurrent', payload: { n } })));
+    await settle();
+    const events = (await Promise.all(responses.map(({ body }) => eventsOf(server, body.data.transactionId)))).flat();
+    const firstStatuses = events.map((event) => event.jobs[0].status).sort();
+    expect(firstStatuses).toEqual(['delayed', ...Array(19).fill('merged')]);
+    await advance(10 * MINUTE);
+    const delivered = (await Promise.all(responses.map(({ body }) => messagesOf(server, body.data.transactionId)))).flat();
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0].content).toMatch(/^20 events: /);
+  });
+
   it('backoff: a lone event goes at once; one soon after another opens a window', async () => {
     await createWorkflow(server, {
       workflowId: 'digest-backoff',
