@@ -4,7 +4,7 @@ import { JOB_NAMES, type ProcessTriggerPayload, type RunStepPayload } from '../q
 import { RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
 import type { Deps } from '../usecases/deps.js';
 import { DeliveryError } from '../usecases/engine/delivery-error.js';
-import { processTrigger } from '../usecases/engine/process-trigger.js';
+import { processTrigger, type ProcessTriggerOptions } from '../usecases/engine/process-trigger.js';
 import { failJob, recordRetry, runJob, type RunJobOptions } from '../usecases/engine/run-job.js';
 import { emptyCustomStepRegistry, type CustomStepRegistry, type StepHandlers } from '../usecases/engine/step-context.js';
 import { customStep } from './steps/custom.js';
@@ -27,6 +27,13 @@ export const stepHandlers: StepHandlers = {
   http_request: httpRequestStep,
 };
 
+/**
+ * Steps that call nothing outside Herald: when one is an event's first step it runs inside the trigger's own job,
+ * with the records just written (a queue round trip and six reads fewer per trigger). Steps that call providers or
+ * user code always go through the queue, where every attempt is recorded and retried with backoff.
+ */
+const STEPS_RUN_AT_ONCE: ReadonlySet<string> = new Set(['in_app', 'delay', 'digest', 'throttle']);
+
 export interface DispatchOptions {
   customSteps?: CustomStepRegistry;
   renderer?: TemplateRenderer;
@@ -43,7 +50,18 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
   return async (job: QueuedJob) => {
     switch (job.name) {
       case JOB_NAMES.processTrigger:
-        return runProcessTrigger(deps, job);
+        return runProcessTrigger(deps, job, async (followUp, loaded) => {
+          if (!STEPS_RUN_AT_ONCE.has(loaded.job.type)) return false;
+          const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded };
+          try {
+            await runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions);
+            return true;
+          } catch (error) {
+            // Queued instead: the queue's run records the attempt and decides retry or fail, as for any step.
+            deps.logger.warn({ jobId: followUp.jobId, err: error }, 'first step could not run at once; queued');
+            return false;
+          }
+        });
       case JOB_NAMES.runStep: {
         const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: job.attempt, maxAttempts: job.maxAttempts };
         return runStep(deps, job, runOptions);
@@ -54,10 +72,10 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
   };
 }
 
-async function runProcessTrigger(deps: Deps, job: QueuedJob): Promise<void> {
+async function runProcessTrigger(deps: Deps, job: QueuedJob, runFirstStep: ProcessTriggerOptions['runFirstStep']): Promise<void> {
   const payload = job.payload as ProcessTriggerPayload;
   try {
-    await processTrigger(deps, payload);
+    await processTrigger(deps, payload, { runFirstStep });
   } catch (error) {
     if (job.attempt >= job.maxAttempts) {
       await deps.store.triggers.setState(payload.environmentId, payload.triggerId, 'failed', errorText(error));

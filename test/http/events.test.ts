@@ -148,6 +148,8 @@ describe('POST /v1/events/trigger', () => {
 describe('inbox', () => {
   it('serves the feed with read/seen filters and the unseen count', async () => {
     const response = await trigger(server, { name: 'welcome', to: 'inbox-user', payload: { orderId: 'i-1' } });
+    // Delivered one after the other: triggers processed concurrently may create their messages in either order.
+    await server.waitForIdle();
     await trigger(server, { name: 'welcome', to: 'inbox-user', payload: { orderId: 'i-2' } });
     expect(response.status).toBe(201);
     await server.waitForIdle();

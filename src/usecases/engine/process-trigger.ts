@@ -11,6 +11,7 @@ import type { Deps } from '../deps.js';
 import type { TriggerRequest } from '../events/accept-trigger.js';
 import { enqueueFollowUps, executionDetail, storedJobsOf, type FollowUp } from './job-progress.js';
 import { resolveRecipients, type Recipient } from './resolve-recipients.js';
+import type { LoadedRecords } from './step-context.js';
 import { digestMetadataOf, stepGroupOf } from './step-metadata.js';
 
 /**
@@ -18,7 +19,16 @@ import { digestMetadataOf, stepGroupOf } from './step-metadata.js';
  * and queues every event's first step. Safe to run again after a crash: event ids are derived from the trigger
  * and the subscriber, so a rerun finds the events it made and only re-queues their first step.
  */
-export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload): Promise<void> {
+export interface ProcessTriggerOptions {
+  /**
+   * Runs an event's first step here and now, with the records just written, instead of queueing it; returns false
+   * when it did not (the step is then queued). Used for a single recipient only: a fan-out keeps its first steps
+   * parallel on the queue.
+   */
+  runFirstStep?: (followUp: FollowUp, loaded: LoadedRecords) => Promise<boolean>;
+}
+
+export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload, options: ProcessTriggerOptions = {}): Promise<void> {
   const trigger = await deps.store.triggers.get(payload.environmentId, payload.triggerId);
   if (!trigger || trigger.state !== 'accepted') return;
   const workflow = await deps.store.workflows.get(trigger.environmentId, trigger.workflowId);
@@ -34,8 +44,14 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload)
     // validated at accept time; a context that no longer parses simply yields no keys
   }
   const recipients = await resolveRecipients(deps, trigger);
+  const runFirstStep = recipients.length === 1 ? options.runFirstStep : undefined;
   for (const recipient of recipients) {
-    await enqueueFollowUps(deps, await createEvent(deps, { trigger, workflow, recipient, contextKeys }));
+    const created = await createEvent(deps, { trigger, workflow, recipient, contextKeys });
+    const [first] = created.followUps;
+    // Before the trigger is marked processed: a crash in the step reruns this job, which finds the event and its
+    // first step still queued or running and runs it again (steps are idempotent).
+    const ran = first && created.loaded && first.runAt === undefined && runFirstStep ? await runFirstStep(first, created.loaded) : false;
+    await enqueueFollowUps(deps, ran ? created.followUps.slice(1) : created.followUps);
   }
   await deps.store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
 }
@@ -46,10 +62,16 @@ export function eventIdFor(trigger: Pick<TriggerRecord, '_id' | 'createdAt'>, su
   return seconds + createHash('sha256').update(`${trigger._id}:${subscriberInternalId}`).digest('hex').slice(0, 16);
 }
 
+/** The event's follow-ups (its first step to queue), and the records just written when the event is new. */
+interface CreatedEvent {
+  followUps: FollowUp[];
+  loaded?: LoadedRecords;
+}
+
 async function createEvent(
   deps: Deps,
   input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[] },
-): Promise<FollowUp[]> {
+): Promise<CreatedEvent> {
   const { trigger, workflow, recipient, contextKeys } = input;
   const { subscriber } = recipient;
   const env = trigger.environmentId;
@@ -57,7 +79,7 @@ async function createEvent(
   const existing = await deps.store.notifications.get(env, eventId);
   if (existing) {
     const first = storedJobsOf(existing.jobs)?.find((job) => job.stepIndex === 0 && (job.status === 'queued' || job.status === 'running'));
-    return first ? [{ environmentId: env, jobId: first._id, dedupeKey: dedupeKeys.step(first._id) }] : [];
+    return { followUps: first ? [{ environmentId: env, jobId: first._id, dedupeKey: dedupeKeys.step(first._id) }] : [] };
   }
   const request = trigger.request as TriggerRequest;
   const payload = request.payload ?? {};
@@ -115,7 +137,11 @@ async function createEvent(
     await store.notifications.create(event);
     if (jobs.length > 0) await store.jobs.createMany(jobs);
   });
-  return jobs.length > 0 ? [{ environmentId: env, jobId: jobs[0]._id, dedupeKey: dedupeKeys.step(jobs[0]._id) }] : [];
+  if (jobs.length === 0) return { followUps: [] };
+  return {
+    followUps: [{ environmentId: env, jobId: jobs[0]._id, dedupeKey: dedupeKeys.step(jobs[0]._id) }],
+    loaded: { job: jobs[0], event: { ...event, jobs }, workflow, actor: request.actor },
+  };
 }
 
 function eventSubscriber({ subscriber }: Recipient): NotificationEventSubscriber {

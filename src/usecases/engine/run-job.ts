@@ -18,7 +18,7 @@ import {
   storedJobsOf,
   type FollowUp,
 } from './job-progress.js';
-import type { CustomStepRegistry, StepHandlers, StepOutcome, StepRun } from './step-context.js';
+import type { CustomStepRegistry, LoadedRecords, StepHandlers, StepOutcome, StepRun } from './step-context.js';
 
 export interface RunJobOptions {
   handlers: StepHandlers;
@@ -26,6 +26,8 @@ export interface RunJobOptions {
   renderer: TemplateRenderer;
   attempt: number;
   maxAttempts: number;
+  /** Records the caller just wrote and still holds; read from the store when absent. */
+  loaded?: LoadedRecords;
 }
 
 /** Steps whose decision reads other jobs and then writes: run inside one transaction. */
@@ -37,7 +39,7 @@ const TRANSACTIONAL_STEPS = new Set(['digest', 'throttle']);
  * message (messages are unique per job). Provider errors propagate to the dispatcher, which decides retry or fail.
  */
 export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJobOptions): Promise<void> {
-  const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
+  const job = options.loaded?.job._id === payload.jobId ? options.loaded.job : await deps.store.jobs.get(payload.environmentId, payload.jobId);
   if (!job) return;
   if (TERMINAL_JOB_STATUSES.has(job.status)) {
     await enqueueFollowUps(deps, await queueNextStep(deps, deps.store, job));
@@ -124,10 +126,12 @@ function resumeAtOf(step: JobStep): number | undefined {
 }
 
 async function loadRun(deps: Deps, store: Store, job: StoredJob, options: RunJobOptions): Promise<StepRun | undefined> {
+  const loaded = options.loaded?.job === job ? options.loaded : undefined;
+  // The subscriber is always read: templates and filters must see it exactly as stored (nulls included).
   const [event, subscriber, workflow] = await Promise.all([
-    store.notifications.get(job._environmentId, job._notificationId),
+    loaded ? loaded.event : store.notifications.get(job._environmentId, job._notificationId),
     store.subscribers.get(job._environmentId, job._subscriberId),
-    job._templateId ? store.workflows.get(job._environmentId, job._templateId) : Promise.resolve(undefined),
+    loaded ? loaded.workflow : job._templateId ? store.workflows.get(job._environmentId, job._templateId) : Promise.resolve(undefined),
   ]);
   if (!event || !subscriber) return undefined;
   const payload = event.payload ?? job.payload ?? {};
@@ -141,7 +145,7 @@ async function loadRun(deps: Deps, store: Store, job: StoredJob, options: RunJob
     subscriber: subscriberRecord,
     steps: earlierStepResults(siblings, job, workflow?.steps),
   };
-  const actor = await actorOf(store, job);
+  const actor = await actorOf(store, job, loaded);
   if (actor) templateContext.actor = actor;
   return {
     deps,
@@ -219,10 +223,14 @@ function parseJson(text: string): unknown {
 }
 
 /** The trigger's `actor` (a subscriberId or subscriber object) for templates; events do not store it. */
-async function actorOf(store: Store, job: StoredJob): Promise<Record<string, unknown> | undefined> {
+async function actorOf(store: Store, job: StoredJob, loaded?: LoadedRecords): Promise<Record<string, unknown> | undefined> {
   if (!(DELIVERY_CHANNELS as readonly string[]).includes(job.type) && job.type !== 'http_request') return undefined;
+  if (loaded) return actorFrom(loaded.actor);
   const trigger = await store.triggers.findByTransactionId(job._environmentId, job.transactionId);
-  const actor = trigger?.request.actor;
+  return actorFrom(trigger?.request.actor);
+}
+
+function actorFrom(actor: unknown): Record<string, unknown> | undefined {
   if (typeof actor === 'string') return { subscriberId: actor };
   return actor && typeof actor === 'object' ? (actor as Record<string, unknown>) : undefined;
 }

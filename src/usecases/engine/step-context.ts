@@ -32,6 +32,19 @@ export interface StepRun {
   customSteps: CustomStepRegistry;
 }
 
+/**
+ * The records a step run reads, when the caller already holds them as they were just written (the worker runs an
+ * event's first step right after creating it): run-job then skips reading them back.
+ */
+export interface LoadedRecords {
+  job: StoredJob;
+  /** With its jobs (and their execution details) as stored. */
+  event: NotificationEvent;
+  workflow: Workflow;
+  /** The trigger's `actor`, as the request carried it. */
+  actor?: unknown;
+}
+
 /** How a step ended; run-job records it (status, execution detail) and moves the workflow on. */
 export type StepOutcome =
   | { status: 'completed'; detail: string; detailStatus?: 'Success' | 'Warning'; raw?: string; providerId?: string; digest?: DigestMetadata }
