@@ -206,11 +206,11 @@ export interface TestSqlDatabase {
   close(): Promise<void>;
 }
 
-/** A migrated SQLite file in a fresh temp directory. */
-export async function openTestSqlite(): Promise<TestSqlDatabase> {
+/** A SQLite file in a fresh temp directory, migrated unless `migrate: false` (migration tests). */
+export async function openTestSqlite(options: { migrate?: boolean } = {}): Promise<TestSqlDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'herald-contract-'));
   const db = openSqlite(dir);
-  await migrateToLatest(db);
+  if (options.migrate ?? true) await migrateToLatest(db);
   return {
     dialect: 'sqlite',
     db,
@@ -221,11 +221,14 @@ export async function openTestSqlite(): Promise<TestSqlDatabase> {
   };
 }
 
-/** A migrated PostgreSQL schema of its own (the server must be reachable: check servicesAvailable first). */
-export async function openTestPostgres(): Promise<TestSqlDatabase> {
+/**
+ * A PostgreSQL schema of its own, migrated unless `migrate: false` (the server must be reachable: check
+ * servicesAvailable first).
+ */
+export async function openTestPostgres(options: { migrate?: boolean } = {}): Promise<TestSqlDatabase> {
   const schema = await createTestSchema();
   const db = openPostgres(schema.url, 4);
-  await migrateToLatest(db, 'postgres');
+  if (options.migrate ?? true) await migrateToLatest(db, 'postgres');
   return {
     dialect: 'postgres',
     db,

@@ -1,59 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator, sql, type Kysely, type MigrationProvider } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
-import { openPostgres } from '../../../src/store/postgres/connection.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
 import type { Database, MessagesTable } from '../../../src/store/sql/schema.js';
-import { SqlStore, type SqlDialectName } from '../../../src/store/sql/sql-store.js';
-import { openSqlite } from '../../../src/store/sqlite/connection.js';
+import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { buildMessage, insertSubscriber } from '../../helpers/factories.js';
-import { createTestSchema, servicesAvailable } from '../../helpers/databases.js';
+import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
 
 /**
  * Migration 0005 on a database that already holds data: message_counters is backfilled from the non-deleted
  * messages, and notification_topics.created_at from the linked events.
  */
-interface UnmigratedDatabase {
-  dialect: SqlDialectName;
-  db: Kysely<Database>;
-  close(): Promise<void>;
-}
-
-async function openUnmigratedSqlite(): Promise<UnmigratedDatabase> {
-  const dir = mkdtempSync(join(tmpdir(), 'herald-migration-'));
-  const db = openSqlite(dir);
-  return {
-    dialect: 'sqlite',
-    db,
-    async close() {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function openUnmigratedPostgres(): Promise<UnmigratedDatabase> {
-  const schema = await createTestSchema();
-  const db = openPostgres(schema.url, 2);
-  return {
-    dialect: 'postgres',
-    db,
-    async close() {
-      await db.destroy();
-      await schema.drop();
-    },
-  };
-}
-
-const implementations: Array<{ name: string; available: boolean; open: () => Promise<UnmigratedDatabase> }> = [
-  { name: 'SQLite', available: true, open: openUnmigratedSqlite },
-  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: openUnmigratedPostgres },
+const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
+  { name: 'SQLite', available: true, open: () => openTestSqlite({ migrate: false }) },
+  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: () => openTestPostgres({ migrate: false }) },
 ];
 
 /** The migrations that shipped before 0005. */
@@ -64,7 +27,7 @@ const before0005: MigrationProvider = {
   },
 };
 
-async function migrateTo0004(database: UnmigratedDatabase): Promise<void> {
+async function migrateTo0004(database: TestSqlDatabase): Promise<void> {
   let migrationTableSchema: string | undefined;
   if (database.dialect === 'postgres') {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
@@ -97,7 +60,7 @@ function messageRow(environmentId: string, fields: Pick<MessagesTable, 'channel'
 
 for (const implementation of implementations) {
   describe.skipIf(!implementation.available)(`migration 0005 on ${implementation.name}`, () => {
-    let database: UnmigratedDatabase;
+    let database: TestSqlDatabase;
     const environmentId = newId();
     const otherEnvironmentId = newId();
     const messages = [
