@@ -7,6 +7,12 @@ import type { DeliveryChannel, Severity, StepFilter, StepType } from './types.js
  */
 export type WorkflowStepType = Exclude<StepType, 'trigger'>;
 
+/**
+ * Steps that call nothing outside Herald (no provider, no user code, no HTTP): they finish in one go, so the worker
+ * may run such a first step inside the trigger's job and does not record their passing `running` state.
+ */
+export const SELF_CONTAINED_STEP_TYPES: ReadonlySet<string> = new Set<WorkflowStepType>(['in_app', 'delay', 'digest', 'throttle']);
+
 export interface WorkflowStep {
   /** Internal step id (24 hex), also the JobStep `_id` / `_templateId`. */
   _id: string;

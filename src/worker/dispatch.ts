@@ -1,4 +1,5 @@
 import { createTemplateRenderer, type TemplateRenderer } from '../domain/templates.js';
+import { SELF_CONTAINED_STEP_TYPES } from '../domain/workflow.js';
 import { ProviderError } from '../providers/ports.js';
 import { JOB_NAMES, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
 import { RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
@@ -27,13 +28,6 @@ export const stepHandlers: StepHandlers = {
   http_request: httpRequestStep,
 };
 
-/**
- * Steps that call nothing outside Herald: when one is an event's first step it runs inside the trigger's own job,
- * with the records just written (a queue round trip and six reads fewer per trigger). Steps that call providers or
- * user code always go through the queue, where every attempt is recorded and retried with backoff.
- */
-const STEPS_RUN_AT_ONCE: ReadonlySet<string> = new Set(['in_app', 'delay', 'digest', 'throttle']);
-
 export interface DispatchOptions {
   customSteps?: CustomStepRegistry;
   renderer?: TemplateRenderer;
@@ -51,7 +45,8 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
     switch (job.name) {
       case JOB_NAMES.processTrigger:
         return runProcessTrigger(deps, job, async (followUp, loaded) => {
-          if (!STEPS_RUN_AT_ONCE.has(loaded.job.type)) return false;
+          // Steps that call providers or user code always go through the queue, where every attempt is recorded.
+          if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type)) return false;
           const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded };
           try {
             await runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions);

@@ -1,5 +1,6 @@
 import { isoNow } from '../../domain/clock.js';
 import { evaluateStepFilters } from '../../domain/step-filters.js';
+import { SELF_CONTAINED_STEP_TYPES } from '../../domain/workflow.js';
 import type { TemplateContext, TemplateRenderer } from '../../domain/templates.js';
 import { DELIVERY_CHANNELS, type DeliveryChannel, type JobStep, type Subscriber } from '../../domain/types.js';
 import type { RunStepPayload } from '../../queue/jobs.js';
@@ -61,7 +62,8 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
       return [];
     }
     const gated = run.resumed ? undefined : gate(run);
-    if (!gated && !run.resumed) await setJobStatus(deps, store, job, 'running');
+    // `running` is recorded for steps that wait on the outside world; a self-contained step goes straight to its end.
+    if (!gated && !run.resumed && !SELF_CONTAINED_STEP_TYPES.has(job.type)) await setJobStatus(deps, store, job, 'running');
     const outcome = gated ?? (await options.handlers[job.type as keyof StepHandlers](run));
     return applyOutcome(run, outcome);
   };
