@@ -14,11 +14,6 @@ import { resolveRecipients, type Recipient } from './resolve-recipients.js';
 import type { LoadedRecords } from './step-context.js';
 import { digestMetadataOf, stepGroupOf } from './step-metadata.js';
 
-/**
- * Turns an accepted trigger into one notification event per recipient, each with one job per workflow step,
- * and queues every event's first step. Safe to run again after a crash: event ids are derived from the trigger
- * and the subscriber, so a rerun finds the events it made and only re-queues their first step.
- */
 export interface ProcessTriggerOptions {
   /**
    * Runs an event's first step here and now, with the records just written, instead of queueing it; returns false
@@ -28,6 +23,12 @@ export interface ProcessTriggerOptions {
   runFirstStep?: (followUp: FollowUp, loaded: LoadedRecords) => Promise<boolean>;
 }
 
+/**
+ * Turns an accepted trigger into one notification event per recipient, each with one job per workflow step,
+ * and queues every event's first step (or runs it here, see `runFirstStep`). Safe to run again after a crash:
+ * event ids are derived from the trigger and the subscriber, so a rerun finds the events it made and only
+ * re-queues their first step.
+ */
 export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload, options: ProcessTriggerOptions = {}): Promise<void> {
   const trigger = await deps.store.triggers.get(payload.environmentId, payload.triggerId);
   if (!trigger || trigger.state !== 'accepted') return;
