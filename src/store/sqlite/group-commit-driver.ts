@@ -81,6 +81,8 @@ export class GroupCommitSqliteDriver implements Driver {
     if (this.closed) return;
     this.closed = true;
     if (this.group && !this.explicit) this.commitGroup();
+    // Closing inside an explicit transaction rolls the shared one back: its writers learn they were not committed.
+    if (this.group) this.abandonGroup(new Error('the database was closed before these writes were committed'));
     this.sqlite.close();
   }
 

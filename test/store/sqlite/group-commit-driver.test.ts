@@ -99,6 +99,22 @@ describe('GroupCommitSqliteDriver', () => {
     expect(durableIds()).toEqual(['in-tx', 'outside']);
   });
 
+  it('rejects the writes of the shared transaction when the database is closed inside an explicit transaction', async () => {
+    let transactionOpen!: () => void;
+    const opened = new Promise<void>((resolve) => (transactionOpen = resolve));
+    const write = insert('before-close');
+    const transaction = db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'in-tx', value: 1 }).execute();
+      transactionOpen();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    await opened;
+    await db.destroy();
+    await expect(write).rejects.toThrow('closed before these writes were committed');
+    await expect(transaction).rejects.toThrow();
+    expect(durableIds()).toEqual([]);
+  });
+
   it('commits pending writes when the database is closed', async () => {
     const write = insert('last');
     // Once the statement has run (the shared transaction is open), close before the scheduled commit.
