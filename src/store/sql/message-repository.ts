@@ -40,18 +40,8 @@ export class SqlMessageRepository implements MessageRepository {
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
     const row = toRow(message, externalSubscriberId);
-    const inserted = await this.withTransaction(async (db) => {
-      // RETURNING tells an insert from a skipped rerun of the same job, which must not count again.
-      const insertedRow = await db
-        .insertInto('messages')
-        .values(row)
-        .onConflict((oc) => oc.column('job_id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (insertedRow) await this.countInserted(db, [row]);
-      return insertedRow !== undefined;
-    });
-    if (inserted || !message._jobId) return { message, created: true };
+    const inserted = await this.withTransaction((db) => this.insertCounted(db, [row]));
+    if (inserted.length > 0 || !message._jobId) return { message, created: true };
     const existing = await this.findByJobId(message._environmentId, message._jobId);
     if (!existing) throw new Error(`message for job ${message._jobId} conflicted but cannot be read`);
     return { message: existing, created: false };
@@ -69,20 +59,7 @@ export class SqlMessageRepository implements MessageRepository {
       if (externalId === undefined) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
       return toRow(message, externalId);
     });
-    await this.withTransaction(async (db) => {
-      const inserted: MessageRow[] = [];
-      for (const batch of chunks(rows, INSERT_BATCH)) {
-        const insertedIds = await db
-          .insertInto('messages')
-          .values(batch)
-          .onConflict((oc) => oc.column('job_id').doNothing())
-          .returning('id')
-          .execute();
-        const ids = new Set(insertedIds.map((r) => r.id));
-        inserted.push(...batch.filter((row) => ids.has(row.id)));
-      }
-      await this.countInserted(db, inserted);
-    });
+    await this.withTransaction((db) => this.insertCounted(db, rows));
   }
 
   async get(environmentId: string, id: string): Promise<Message | undefined> {
@@ -259,10 +236,26 @@ export class SqlMessageRepository implements MessageRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  private async countInserted(db: Kysely<Database>, rows: MessageRow[]): Promise<void> {
+  /**
+   * Inserts the rows (a row whose job already has a message is skipped) and counts the ones actually inserted:
+   * RETURNING tells an insert from a skipped rerun of the same job, which must not count again.
+   */
+  private async insertCounted(db: Kysely<Database>, rows: MessageRow[]): Promise<MessageRow[]> {
+    const inserted: MessageRow[] = [];
+    for (const batch of chunks(rows, INSERT_BATCH)) {
+      const insertedIds = await db
+        .insertInto('messages')
+        .values(batch)
+        .onConflict((oc) => oc.column('job_id').doNothing())
+        .returning('id')
+        .execute();
+      const ids = new Set(insertedIds.map((r) => r.id));
+      inserted.push(...batch.filter((row) => ids.has(row.id)));
+    }
     const deltas = new MessageCounterDeltas(this.options.dialect);
-    for (const row of rows) if (row.deleted === 0) deltas.add(row, 1);
+    for (const row of inserted) if (row.deleted === 0) deltas.add(row, 1);
     await deltas.apply(db);
+    return inserted;
   }
 
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
