@@ -6,6 +6,7 @@ import { fromFlag, fromJson, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
+import { environmentIs } from './plan-hints.js';
 
 type MessageRow = Selectable<MessagesTable>;
 
@@ -131,11 +132,11 @@ export class SqlMessageRepository implements MessageRepository {
       const rows = await this.db
         .selectFrom('messages')
         .selectAll()
-        .where('environment_id', '=', environmentId)
+        .where('id', 'in', chunk)
+        .where(environmentIs(environmentId))
         .where('subscriber_id', '=', subscriberInternalId)
         .where('channel', '=', 'in_app')
         .where('deleted', '=', 0)
-        .where('id', 'in', chunk)
         .execute();
       found.push(...rows.map(toMessage));
     }
@@ -149,8 +150,8 @@ export class SqlMessageRepository implements MessageRepository {
       const rows = await this.db
         .selectFrom('messages')
         .selectAll()
-        .where('environment_id', '=', environmentId)
         .where('id', 'in', chunk)
+        .where(environmentIs(environmentId))
         .where('deleted', '=', 0)
         .execute();
       for (const row of rows) {

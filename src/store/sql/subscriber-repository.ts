@@ -6,6 +6,7 @@ import { fromFlag, fromJson, toFlag, toJson } from './json.js';
 import type { Database, SubscribersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { NOT_DELETED } from './live-rows.js';
+import { environmentIs } from './plan-hints.js';
 
 type SubscriberRow = Selectable<SubscribersTable>;
 
@@ -71,8 +72,8 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       const rows = await this.db
         .selectFrom('subscribers')
         .selectAll()
-        .where('environment_id', '=', environmentId)
         .where('id', 'in', chunk)
+        .where(environmentIs(environmentId))
         .execute();
       result.push(...rows.map(toSubscriber));
     }

@@ -55,6 +55,17 @@ describe('GroupCommitSqliteDriver', () => {
     expect(durableIds()).toEqual(ids);
   });
 
+  it('returns rows as better-sqlite3 objects would: every column by name, a later column of the same name winning', async () => {
+    const returned = await db.insertInto('items').values({ id: 'a', value: 3 }).returning(['id', 'value']).execute();
+    expect(returned).toEqual([{ id: 'a', value: 3 }]);
+    await insert('b', 5);
+    const query = sql<Record<string, unknown>>`select i.id, i.value, j.value as value, null as empty from items i join items j on j.id = 'b' order by i.id`;
+    const expected = other.prepare(query.compile(db).sql).all();
+    expect(expected).toEqual([{ id: 'a', value: 5, empty: null }, { id: 'b', value: 5, empty: null }]);
+    for (let run = 0; run < 2; run++) expect((await query.execute(db)).rows).toEqual(expected);
+    expect(await db.selectFrom('items').select('value').where('id', '=', 'missing').execute()).toEqual([]);
+  });
+
   it('lets a flow read its own write before the commit', async () => {
     const write = insert('a', 7);
     const row = await db.selectFrom('items').selectAll().where('id', '=', 'a').executeTakeFirst();

@@ -63,4 +63,20 @@ describe('SQLite query plans of point lookups', () => {
     expect(plan.join('\n')).not.toMatch(/^SCAN/m);
     if (expectedIndex) expect(plan.join('\n')).toContain(expectedIndex);
   });
+
+  // Without statistics SQLite preferred an index starting with environment_id for these and read every row of the
+  // environment (marking ten messages read scanned all of them); they must search the primary key.
+  it.each([
+    ['subscribers.getMany', () => store.subscribers.getMany('env', ['s1', 's2', 's3']), 'sqlite_autoindex_subscribers_1'],
+    ['messages.markAs', () => store.messages.markAs('env', ['m1', 'm2', 'm3'], 'read', '2026-01-01T00:00:00.000Z'), 'sqlite_autoindex_messages_1'],
+    [
+      'messages.findInAppForSubscriber',
+      () => store.messages.findInAppForSubscriber('env', 'subscriber-internal', ['m1', 'm2', 'm3']),
+      'sqlite_autoindex_messages_1',
+    ],
+  ])('%s looks its rows up by primary key', async (_name, lookup, primaryKey) => {
+    const plan = (await planOf(lookup)).join('\n');
+    expect(plan).toContain(primaryKey);
+    expect(plan).not.toMatch(/^SCAN/m);
+  });
 });
