@@ -82,6 +82,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const queue: JobQueue =
     remote?.queue ??
     new SqlQueue(db, {
+      dialect,
       clock,
       logger,
       pollIntervalMs: config.worker.pollIntervalMs,

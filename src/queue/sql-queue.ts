@@ -3,11 +3,15 @@ import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../usecases/deps.js';
 import type { Database, QueueJobsTable } from '../store/sql/schema.js';
+import { ReusableInsert, ReusableQuery } from '../store/sql/reusable-query.js';
+import type { SqlDialectName } from '../store/sql/sql-store.js';
 import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
 
 type QueueRow = Selectable<QueueJobsTable>;
 
 export interface SqlQueueOptions {
+  /** The database's dialect: its hot statements are compiled once per dialect (see ReusableQuery). */
+  dialect: SqlDialectName;
   clock: Clock;
   logger: Logger;
   /** How often to look for due jobs when nothing woke the queue. */
@@ -63,9 +67,8 @@ export class SqlQueue implements JobQueue {
     const takeAtOnce = delayMs === 0 && this.hasFreeSlot();
     if (takeAtOnce) this.reserved++;
     try {
-      const inserted = await this.db
-        .insertInto('queue_jobs')
-        .values({
+      const [inserted] = (
+        await insertJob.execute(this.db, this.options.dialect, [{
           id: newId(now),
           name,
           payload: JSON.stringify(payload ?? null),
@@ -79,10 +82,8 @@ export class SqlQueue implements JobQueue {
           backoff_ms: options.backoffMs ?? null,
           created_at: createdAt,
           updated_at: createdAt,
-        })
-        .onConflict((oc) => oc.column('dedupe_key').doNothing())
-        .returningAll()
-        .executeTakeFirst();
+        }])
+      ).rows as QueueRow[];
       if (takeAtOnce && inserted && !this.closing) {
         this.track(inserted);
         return;
@@ -257,7 +258,7 @@ export class SqlQueue implements JobQueue {
     };
     try {
       await this.handler!(job);
-      await this.db.deleteFrom('queue_jobs').where('id', '=', row.id).execute();
+      await deleteJob.execute(this.db, this.options.dialect, { id: row.id });
     } catch (error) {
       await this.fail(job, error, row.backoff_ms ?? this.options.backoffMs).catch((failError) =>
         this.options.logger.error({ err: failError, jobId: job.id }, 'could not record a job failure'),
@@ -322,3 +323,7 @@ export class SqlQueue implements JobQueue {
     return new Date(this.options.clock.now()).toISOString();
   }
 }
+
+// The statements run for every job, compiled once (see ReusableQuery).
+const insertJob = new ReusableInsert('queue_jobs', (query) => query.onConflict((oc) => oc.column('dedupe_key').doNothing()).returningAll());
+const deleteJob = new ReusableQuery((db, p: { id: string }) => db.deleteFrom('queue_jobs').where('id', '=', p.id));

@@ -17,7 +17,7 @@ let clock: ManualClock;
 const queues: SqlQueue[] = [];
 
 function makeQueue(options: { leaseMs?: number } = {}): SqlQueue {
-  const queue = new SqlQueue(db, { clock, logger: silent, pollIntervalMs: 10, defaultAttempts: 3, backoffMs: 1000, ...options });
+  const queue = new SqlQueue(db, { dialect: 'sqlite', clock, logger: silent, pollIntervalMs: 10, defaultAttempts: 3, backoffMs: 1000, ...options });
   queues.push(queue);
   return queue;
 }

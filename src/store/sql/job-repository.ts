@@ -5,6 +5,7 @@ import { fromFlag, fromJson, toFlag, toJson } from './json.js';
 import type { Database, ExecutionDetailsTable, JobsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
+import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type JobRow = Selectable<JobsTable>;
 type DetailRow = Selectable<ExecutionDetailsTable>;
@@ -20,29 +21,18 @@ export class SqlJobRepository implements JobRepository {
 
   async createMany(jobs: StoredJob[]): Promise<void> {
     for (const batch of chunks(jobs, INSERT_BATCH)) {
-      await this.db.insertInto('jobs').values(batch.map(toJobRow)).execute();
+      await insertJobs.execute(this.db, this.options.dialect, batch.map(toJobRow));
       const details = batch.flatMap((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
       for (const detailBatch of chunks(details, INSERT_BATCH)) {
-        await this.db.insertInto('execution_details').values(detailBatch).execute();
+        await insertDetails.execute(this.db, this.options.dialect, detailBatch);
       }
     }
   }
 
   async get(environmentId: string, id: string): Promise<StoredJob | undefined> {
-    const row = await this.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = (await jobById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     if (!row) return undefined;
-    const details = await this.db
-      .selectFrom('execution_details')
-      .selectAll()
-      .where('job_id', '=', id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const details = (await detailsOfJob.execute(this.db, this.options.dialect, { jobId: id })).rows;
     return toStoredJob(row, details.map(toExecutionDetail));
   }
 
@@ -52,18 +42,27 @@ export class SqlJobRepository implements JobRepository {
 
   async save(job: StoredJob): Promise<void> {
     const { id: _id, environment_id: _env, notification_id: _n, created_at: _c, ...changes } = toJobRow(job);
-    await this.db
-      .updateTable('jobs')
-      .set(changes)
-      .where('environment_id', '=', job._environmentId)
-      .where('id', '=', job._id)
-      .execute();
+    await updateJob.execute(this.db, this.options.dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
   }
 
   async addExecutionDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void> {
-    await this.db.insertInto('execution_details').values(toDetailRow(job, detail)).execute();
+    await insertDetails.execute(this.db, this.options.dialect, [toDetailRow(job, detail)]);
   }
 }
+
+// The statements of the delivery path, compiled once (see ReusableQuery).
+const insertJobs = new ReusableInsert('jobs');
+const insertDetails = new ReusableInsert('execution_details');
+const jobById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
+  db.selectFrom('jobs').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
+);
+const detailsOfJob = new ReusableQuery((db, p: { jobId: string }) =>
+  db.selectFrom('execution_details').selectAll().where('job_id', '=', p.jobId).orderBy('created_at').orderBy('id'),
+);
+const updateJob = new ReusableQuery(
+  (db, { whereEnvironmentId, whereId, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & { whereEnvironmentId: string; whereId: string }) =>
+    db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId),
+);
 
 /**
  * The jobs of several events with each job's execution details, in two queries whatever the number of

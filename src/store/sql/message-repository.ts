@@ -7,6 +7,7 @@ import type { Database, MessageCountersTable, MessagesTable } from './schema.js'
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { environmentIs } from './plan-hints.js';
+import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type MessageRow = Selectable<MessagesTable>;
 
@@ -64,24 +65,13 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async get(environmentId: string, id: string): Promise<Message | undefined> {
-    const row = await this.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .where('deleted', '=', 0)
-      .executeTakeFirst();
+    const [row] = (await messageById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     return row && toMessage(row);
   }
 
   /** Deleted messages included: a deleted message must not be produced again by a rerun of its step. */
   async findByJobId(environmentId: string, jobId: string): Promise<Message | undefined> {
-    const row = await this.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('job_id', '=', jobId)
-      .executeTakeFirst();
+    const [row] = (await messageByJobId.execute(this.db, this.options.dialect, { environmentId, jobId })).rows;
     return row && toMessage(row);
   }
 
@@ -244,12 +234,7 @@ export class SqlMessageRepository implements MessageRepository {
   private async insertCounted(db: Kysely<Database>, rows: MessageRow[]): Promise<MessageRow[]> {
     const inserted: MessageRow[] = [];
     for (const batch of chunks(rows, INSERT_BATCH)) {
-      const insertedIds = await db
-        .insertInto('messages')
-        .values(batch)
-        .onConflict((oc) => oc.column('job_id').doNothing())
-        .returning('id')
-        .execute();
+      const insertedIds = (await insertMessages.execute(db, this.options.dialect, batch)).rows as Array<{ id: string }>;
       const ids = new Set(insertedIds.map((r) => r.id));
       inserted.push(...batch.filter((row) => ids.has(row.id)));
     }
@@ -330,14 +315,22 @@ export class MessageCounterDeltas {
     const rows = [...this.deltas.values()].filter((row) => row.count !== 0).sort(compareCounterRows);
     this.deltas.clear();
     for (const batch of chunks(rows, INSERT_BATCH)) {
-      await db
-        .insertInto('message_counters')
-        .values(batch)
-        .onConflict((oc) => oc.columns(['environment_id', 'scope', 'shard']).doUpdateSet({ count: sql<number>`message_counters.count + excluded.count` }))
-        .execute();
+      await upsertCounters.execute(db, this.dialect, batch);
     }
   }
 }
+
+// The statements of the delivery path, compiled once (see ReusableQuery).
+const messageById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
+  db.selectFrom('messages').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id).where('deleted', '=', 0),
+);
+const messageByJobId = new ReusableQuery((db, p: { environmentId: string; jobId: string }) =>
+  db.selectFrom('messages').selectAll().where('environment_id', '=', p.environmentId).where('job_id', '=', p.jobId),
+);
+const insertMessages = new ReusableInsert('messages', (query) => query.onConflict((oc) => oc.column('job_id').doNothing()).returning('id'));
+const upsertCounters = new ReusableInsert('message_counters', (query) =>
+  query.onConflict((oc) => oc.columns(['environment_id', 'scope', 'shard']).doUpdateSet({ count: sql<number>`message_counters.count + excluded.count` })),
+);
 
 function compareCounterRows(a: MessageCountersTable, b: MessageCountersTable): number {
   if (a.environment_id !== b.environment_id) return a.environment_id < b.environment_id ? -1 : 1;

@@ -7,6 +7,7 @@ import { loadJobsWithDetails } from './job-repository.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
@@ -29,7 +30,7 @@ export class SqlNotificationRepository implements NotificationRepository {
   async create(event: NotificationEvent): Promise<void> {
     const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
     const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
-    await this.db.insertInto('notifications').values(row).execute();
+    await insertNotifications.execute(this.db, this.options.dialect, [row]);
     await this.insertTopics(event, row.created_at);
   }
 
@@ -50,12 +51,7 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   async get(environmentId: string, id: string): Promise<NotificationEvent | undefined> {
-    const row = await this.db
-      .selectFrom('notifications')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = (await notificationById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     if (!row) return undefined;
     const jobs = await loadJobsWithDetails(this.db, environmentId, [id]);
     return { ...toEvent(row), jobs: jobs.get(id) ?? [] };
@@ -268,3 +264,9 @@ function toEvent(row: NotificationRow): NotificationEvent {
   if (row.digested_notification_id !== null) event._digestedNotificationId = row.digested_notification_id;
   return event;
 }
+
+// The statements of the trigger path, compiled once (see ReusableQuery).
+const insertNotifications = new ReusableInsert('notifications');
+const notificationById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
+  db.selectFrom('notifications').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
+);

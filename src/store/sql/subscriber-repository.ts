@@ -7,6 +7,7 @@ import type { Database, SubscribersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { NOT_DELETED } from './live-rows.js';
 import { environmentIs } from './plan-hints.js';
+import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type SubscriberRow = Selectable<SubscribersTable>;
 
@@ -18,36 +19,19 @@ export class SqlSubscriberRepository implements SubscriberRepository {
 
   /** Throws ConflictError when a non-deleted subscriber of the environment already has this subscriberId. */
   async create(subscriber: Subscriber): Promise<void> {
-    const result = await this.db
-      .insertInto('subscribers')
-      .values(toRow(subscriber))
-      // The unique index is partial (non-deleted rows); the conflict target must repeat its predicate literally.
-      .onConflict((oc) => oc.columns(['environment_id', 'subscriber_id']).where(sql<boolean>`deleted = 0`).doNothing())
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const result = await insertSubscriber.execute(this.db, this.options.dialect, [toRow(subscriber)]);
+    if (Number(result.numAffectedRows ?? 0n) === 0) {
       throw new ConflictError(`Subscriber with subscriberId ${subscriber.subscriberId} already exists`);
     }
   }
 
   async get(environmentId: string, id: string): Promise<Subscriber | undefined> {
-    const row = await this.db
-      .selectFrom('subscribers')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .where('deleted', '=', NOT_DELETED)
-      .executeTakeFirst();
+    const [row] = (await subscriberById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     return row && toSubscriber(row);
   }
 
   async findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {
-    const row = await this.db
-      .selectFrom('subscribers')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('subscriber_id', '=', subscriberId)
-      .where('deleted', '=', NOT_DELETED)
-      .executeTakeFirst();
+    const [row] = (await subscriberBySubscriberId.execute(this.db, this.options.dialect, { environmentId, subscriberId })).rows;
     return row && toSubscriber(row);
   }
 
@@ -225,3 +209,20 @@ export function toSubscriber(row: SubscriberRow): Subscriber {
     updatedAt: row.updated_at,
   };
 }
+
+// The statements of the trigger path, compiled once (see ReusableQuery).
+const insertSubscriber = new ReusableInsert('subscribers', (query) =>
+  // The unique index is partial (non-deleted rows); the conflict target must repeat its predicate literally.
+  query.onConflict((oc) => oc.columns(['environment_id', 'subscriber_id']).where(sql<boolean>`deleted = 0`).doNothing()),
+);
+const subscriberById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
+  db.selectFrom('subscribers').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id).where('deleted', '=', NOT_DELETED),
+);
+const subscriberBySubscriberId = new ReusableQuery((db, p: { environmentId: string; subscriberId: string }) =>
+  db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('environment_id', '=', p.environmentId)
+    .where('subscriber_id', '=', p.subscriberId)
+    .where('deleted', '=', NOT_DELETED),
+);

@@ -4,6 +4,7 @@ import type { JobRef, TriggerRecord, TriggerRepository } from '../ports.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, TriggersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type TriggerRow = Selectable<TriggersTable>;
 
@@ -15,24 +16,15 @@ export class SqlTriggerRepository implements TriggerRepository {
   ) {}
 
   async create(trigger: TriggerRecord): Promise<{ trigger: TriggerRecord; created: boolean }> {
-    const result = await this.db
-      .insertInto('triggers')
-      .values(toRow(trigger))
-      .onConflict((oc) => oc.columns(['environment_id', 'transaction_id']).doNothing())
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return { trigger, created: true };
+    const result = await insertTrigger.execute(this.db, this.options.dialect, [toRow(trigger)]);
+    if (Number(result.numAffectedRows ?? 0n) > 0) return { trigger, created: true };
     const existing = await this.findByTransactionId(trigger.environmentId, trigger.transactionId);
     if (!existing) throw new Error('trigger insert conflicted but no trigger holds the transactionId');
     return { trigger: existing, created: false };
   }
 
   async get(environmentId: string, id: string): Promise<TriggerRecord | undefined> {
-    const row = await this.db
-      .selectFrom('triggers')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = (await triggerById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     return row && toRecord(row);
   }
 
@@ -47,12 +39,7 @@ export class SqlTriggerRepository implements TriggerRepository {
   }
 
   async setState(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): Promise<void> {
-    await this.db
-      .updateTable('triggers')
-      .set({ state, error: error ?? null, updated_at: new Date().toISOString() })
-      .where('environment_id', '=', environmentId)
-      .where('id', '=', id)
-      .execute();
+    await setTriggerState.execute(this.db, this.options.dialect, { state, error: error ?? null, updatedAt: new Date().toISOString(), environmentId, id });
   }
 
   async listStale(before: string, limit: number): Promise<TriggerRecord[]> {
@@ -136,3 +123,17 @@ function toJobRef(row: { id: string; notification_id: string; status: string; cr
     updatedAt: row.updated_at,
   };
 }
+
+// The statements of the trigger path, compiled once (see ReusableQuery).
+const insertTrigger = new ReusableInsert('triggers', (query) => query.onConflict((oc) => oc.columns(['environment_id', 'transaction_id']).doNothing()));
+const triggerById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
+  db.selectFrom('triggers').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
+);
+const setTriggerState = new ReusableQuery(
+  (db, p: { state: TriggerRecord['state']; error: string | null; updatedAt: string; environmentId: string; id: string }) =>
+    db
+      .updateTable('triggers')
+      .set({ state: p.state, error: p.error, updated_at: p.updatedAt })
+      .where('environment_id', '=', p.environmentId)
+      .where('id', '=', p.id),
+);

@@ -7,6 +7,7 @@ import type { Database, WorkflowsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { fromJson, toFlag, toJson } from './json.js';
 import { NOT_DELETED } from './live-rows.js';
+import { ReusableQuery } from './reusable-query.js';
 
 /**
  * Workflows are stored as one JSON document; the columns beside it (workflow_id, name, active, deleted)
@@ -29,19 +30,8 @@ export class SqlWorkflowRepository implements WorkflowRepository {
   }
 
   async get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined> {
-    const row = await this.db
-      .selectFrom('workflows')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('deleted', '=', NOT_DELETED)
-      .where((eb) =>
-        isRecordId(idOrWorkflowId)
-          ? eb.or([eb('id', '=', idOrWorkflowId), eb('workflow_id', '=', idOrWorkflowId)])
-          : eb('workflow_id', '=', idOrWorkflowId),
-      )
-      // An _id match wins over a workflowId that happens to look like an id.
-      .orderBy(sql`case when id = ${idOrWorkflowId} then 0 else 1 end`)
-      .executeTakeFirst();
+    const lookup = isRecordId(idOrWorkflowId) ? workflowByIdOrWorkflowId : workflowByWorkflowId;
+    const [row] = (await lookup.execute(this.db, this.options.dialect, { environmentId, key: idOrWorkflowId })).rows;
     return row && toWorkflow(row);
   }
 
@@ -114,3 +104,19 @@ function toRow(workflow: Workflow): WorkflowsTable {
 function toWorkflow(row: Selectable<WorkflowsTable>): Workflow {
   return fromJson<Workflow>(row.document, {} as Workflow);
 }
+
+// The lookups of every trigger, compiled once (see ReusableQuery).
+const workflowByWorkflowId = new ReusableQuery((db, p: { environmentId: string; key: string }) =>
+  db.selectFrom('workflows').selectAll().where('environment_id', '=', p.environmentId).where('deleted', '=', NOT_DELETED).where('workflow_id', '=', p.key),
+);
+const workflowByIdOrWorkflowId = new ReusableQuery((db, p: { environmentId: string; key: string }) =>
+  db
+    .selectFrom('workflows')
+    .selectAll()
+    .where('environment_id', '=', p.environmentId)
+    .where('deleted', '=', NOT_DELETED)
+    .where((eb) => eb.or([eb('id', '=', p.key), eb('workflow_id', '=', p.key)]))
+    // An _id match wins over a workflowId that happens to look like an id.
+    .orderBy(sql`case when id = ${p.key} then 0 else 1 end`)
+    .limit(1),
+);

@@ -38,7 +38,7 @@ const implementations: Implementation[] = [
       const database = await openTestSqlite();
       return {
         open: ({ attempts, backoffMs }) =>
-          new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
+          new SqlQueue(database.db, { dialect: database.dialect, clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
         dispose: database.close,
       };
     },
@@ -50,7 +50,7 @@ const implementations: Implementation[] = [
       const database = await openTestPostgres();
       return {
         open: ({ attempts, backoffMs }) =>
-          new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
+          new SqlQueue(database.db, { dialect: database.dialect, clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: attempts, backoffMs }),
         dispose: database.close,
       };
     },
@@ -277,7 +277,7 @@ for (const [name, available, open] of [
           updated_at: crashedAt,
         })
         .execute();
-      queue = new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: 3, backoffMs: 20 });
+      queue = new SqlQueue(database.db, { dialect: database.dialect, clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: 3, backoffMs: 20 });
       const runs: QueuedJob[] = [];
       await queue.start(async (job) => void runs.push(job), { concurrency: 1 });
       await waitFor(() => runs.length === 1, 10_000, 'the abandoned job to run');
@@ -304,7 +304,7 @@ for (const [name, available, open] of [
           updated_at: now,
         })
         .execute();
-      queue = new SqlQueue(database.db, { clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: 3, backoffMs: 20 });
+      queue = new SqlQueue(database.db, { dialect: database.dialect, clock: systemClock, logger: silentLogger, pollIntervalMs: 20, defaultAttempts: 3, backoffMs: 20 });
       const runs: QueuedJob[] = [];
       await queue.start(async (job) => void runs.push(job), { concurrency: 1 });
       await queue.enqueue('contract.marker', {});
