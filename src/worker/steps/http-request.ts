@@ -1,12 +1,15 @@
 import { TemplateError } from '../../domain/templates.js';
+import { isRetryableStatus } from '../../providers/outbound.js';
+import { ProviderError } from '../../providers/ports.js';
 import type { StepOutcome, StepRun } from '../../usecases/engine/step-context.js';
 
 const MAX_RECORDED_BODY = 10_000;
 
 /**
  * HTTP request: method, URL, headers and body rendered from the controls, sent through the outbound-safe fetch.
- * The response status and body are recorded on the execution detail; a failure stops the workflow when the
- * step has shouldStopOnFail.
+ * The response status and body are recorded on the execution detail. Connection errors, timeouts, 5xx and 429
+ * are retried with backoff like a provider's (HERALD_JOB_ATTEMPTS); a failure for good stops the workflow when
+ * the step has shouldStopOnFail.
  */
 export async function httpRequestStep(run: StepRun): Promise<StepOutcome> {
   let controls: Record<string, unknown>;
@@ -27,15 +30,23 @@ export async function httpRequestStep(run: StepRun): Promise<StepOutcome> {
       headers['content-type'] = 'application/json';
     }
   }
+  let response: Response;
+  let text: string;
   try {
-    const response = await run.deps.providers.context().fetch(url, { method, headers, body });
-    const text = (await response.text()).slice(0, MAX_RECORDED_BODY);
-    const raw = JSON.stringify({ status: response.status, body: text });
-    if (!response.ok) return { status: 'failed', detail: `HTTP ${method} ${url} answered ${response.status}`, raw };
-    return { status: 'completed', detail: `HTTP ${method} ${url} answered ${response.status}`, raw };
+    response = await run.deps.providers.context().fetch(url, { method, headers, body });
+    text = (await response.text()).slice(0, MAX_RECORDED_BODY);
   } catch (error) {
+    // Connection errors and timeouts are retryable (the queue retries with backoff, then fails the step); a
+    // refused target (an internal address) is not.
+    if (error instanceof ProviderError && error.retryable) throw error;
     return { status: 'failed', detail: `HTTP ${method} ${url} failed: ${error instanceof Error ? error.message : String(error)}` };
   }
+  const raw = JSON.stringify({ status: response.status, body: text });
+  const detail = `HTTP ${method} ${url} answered ${response.status}`;
+  if (response.ok) return { status: 'completed', detail, raw };
+  // 5xx and 429 are worth another attempt, as for providers; other answers are the endpoint's final word.
+  if (isRetryableStatus(response.status)) throw new ProviderError(detail, true, raw, response.status);
+  return { status: 'failed', detail, raw };
 }
 
 /** Headers as an object, or Novu's `[{ key, value }]` list. */

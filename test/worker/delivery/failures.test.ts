@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { createWorkflow } from '../engine-helpers.js';
 import { createIntegration, createSubscriber, deliveryEnv, outcomeDetails, triggerAndSettle } from './delivery-helpers.js';
 
-/** Provider failures: retried with backoff when retryable, failed at once when not; the records they leave. */
+/** Provider and http_request failures: retried with backoff when retryable, failed at once when not; the records they leave. */
 const ATTEMPTS = 3;
 const TIMEOUT_MS = 300;
 const SUBJECT = 'Order o-9 for Ann';
@@ -116,6 +116,34 @@ describe('provider failures', () => {
       ['Failed', true, `Attempt 2 of 3 failed, will retry: ${timedOut}`],
       ['Failed', true, `${timedOut} (gave up after 3 attempts)`],
     ]);
+  });
+
+  it('http_request answering 503 then 200: retried with backoff, completed; the failed attempt keeps its status and body', async () => {
+    const before = fake.requests.length;
+    let calls = 0;
+    handler = () => (++calls === 1 ? { status: 503, body: { busy: true } } : { status: 200, body: { ok: true } });
+    await createWorkflow(server, { workflowId: 'hook-retry', steps: [{ name: 'hook', type: 'http_request', controlValues: { method: 'POST', url: `${fake.url}/hook`, body: { n: 1 } } }] });
+    const delivery = await triggerAndSettle(server, { name: 'hook-retry', to: 'ann-fail' });
+
+    expect(fake.requests.length - before).toBe(2);
+    expect(delivery.job.status).toBe('completed');
+    const details = outcomeDetails(delivery.job);
+    expect(details.map((detail) => [detail.status, detail.isRetry, detail.detail])).toEqual([
+      ['Failed', false, `Attempt 1 of 3 failed, will retry: HTTP POST ${fake.url}/hook answered 503`],
+      ['Success', true, `HTTP POST ${fake.url}/hook answered 200`],
+    ]);
+    expect(JSON.parse(details[0].raw)).toEqual({ status: 503, body: '{"busy":true}' });
+  });
+
+  it('http_request answering 404: failed at once, no retry', async () => {
+    const before = fake.requests.length;
+    handler = () => ({ status: 404, body: { missing: true } });
+    await createWorkflow(server, { workflowId: 'hook-missing', steps: [{ name: 'hook', type: 'http_request', controlValues: { url: `${fake.url}/gone` } }] });
+    const delivery = await triggerAndSettle(server, { name: 'hook-missing', to: 'ann-fail' });
+
+    expect(fake.requests.length - before).toBe(1);
+    expect(delivery.job.status).toBe('failed');
+    expect(outcomeDetails(delivery.job).map((detail) => [detail.status, detail.detail])).toEqual([['Failed', `HTTP GET ${fake.url}/gone answered 404`]]);
   });
 
   it('an unreachable port: connection refused is retried, then error when attempts run out', async () => {
