@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
 import { ProviderError, type ProviderContext } from './ports.js';
 
 /**
@@ -163,6 +164,9 @@ function networkErrorCode(error: unknown): string | undefined {
  */
 export function toProviderError(error: unknown, target: string, timeoutMs: number): ProviderError {
   if (error instanceof ProviderError) return error;
+  // fetch wraps what the connection raised (the guarded lookup's refusal included) as the cause of a TypeError.
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof ProviderError) return cause;
   const name = (error as { name?: string }).name;
   if (name === 'TimeoutError') {
     return new ProviderError(`Request to ${target} timed out after ${timeoutMs} ms`, true);
@@ -186,12 +190,58 @@ function describeTarget(url: URL): string {
 }
 
 /**
+ * The connection-time half of the guard. `assertOutboundAllowed` checks the addresses a name resolves to before the
+ * request, but the connection resolves the name again: a name answering a public address for the check and an
+ * internal one a moment later (DNS rebinding) would get through. This dispatcher's own lookup refuses internal
+ * addresses, so the address connected to is always one that passed. Port-specific allow entries (`host:port`) are
+ * checked before the request; here a host or address allowed for any port passes.
+ */
+export function createGuardedDispatcher(allow: string[], lookup: AddressLookup = defaultLookup): Dispatcher {
+  const guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    const host = stripBrackets(hostname).toLowerCase();
+    const hostAllowed = allow.some((entry) => withoutPort(entry) === host);
+    resolveAll(host, lookup)
+      .then((raw) => {
+        const addresses = raw.map(normalizeAddress);
+        if (!hostAllowed) {
+          for (const address of addresses) {
+            const reason = blockedAddressReason(address);
+            if (reason && !allow.some((entry) => addressMatchesEntry(withoutPort(entry), address, ''))) {
+              throw new ProviderError(`Outbound request to ${host} (${address}) refused: ${reason}`, false);
+            }
+          }
+        }
+        const family = options.family === 6 || options.family === 'IPv6' ? 6 : options.family === 4 || options.family === 'IPv4' ? 4 : 0;
+        const usable = addresses.filter((address) => family === 0 || isIP(address) === family);
+        if (usable.length === 0) throw Object.assign(new Error(`no IPv${family} address for ${host}`), { code: 'ENOTFOUND' });
+        if (options.all) callback(null, usable.map((address) => ({ address, family: isIP(address) })));
+        else callback(null, usable[0], isIP(usable[0]));
+      })
+      .catch((error: unknown) => callback(error as Error, '', 0));
+  };
+  return new Agent({ connect: { lookup: guardedLookup as never } });
+}
+
+type LookupOptions = { family?: number | string; all?: boolean };
+type LookupCallback = (error: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+
+/** `relay.internal:2525` → `relay.internal`; `[::1]:25` → `::1`; CIDRs and bare hosts unchanged. */
+function withoutPort(entry: string): string {
+  const wanted = entry.trim().toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(wanted);
+  if (bracketed) return bracketed[1];
+  if (isIP(wanted) === 6 || wanted.includes('/')) return wanted;
+  return wanted.replace(/:\d+$/, '');
+}
+
+/**
  * A fetch with the outbound guard, a per-request timeout (covering the body too) and a User-Agent.
  * Every failure it raises is a ProviderError.
  */
 export function createOutboundFetch(options: OutboundOptions): typeof fetch {
   const send = options.fetchImpl ?? fetch;
   const lookup = options.lookup ?? defaultLookup;
+  const dispatcher = createGuardedDispatcher(options.allow, lookup);
   const outboundFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const url = requestUrl(input);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -203,7 +253,7 @@ export function createOutboundFetch(options: OutboundOptions): typeof fetch {
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent);
     try {
-      return await send(input, { ...init, headers, signal, redirect: init?.redirect ?? 'manual' });
+      return await send(input, { ...init, headers, signal, redirect: init?.redirect ?? 'manual', dispatcher } as RequestInit);
     } catch (error) {
       throw toProviderError(error, describeTarget(url), options.timeoutMs);
     }

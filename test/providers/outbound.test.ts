@@ -141,3 +141,33 @@ describe('providerErrorFromResponse', () => {
     expect(error.message).toBe(`Vendor answered ${status}: {"error":"x"}`);
   });
 });
+
+describe('DNS rebinding', () => {
+  it('refuses a name that resolved to a public address for the check and to an internal one when connecting', async () => {
+    const fake = await startHttpFake(() => ({ status: 200, body: 'internal' }));
+    try {
+      let lookups = 0;
+      // First answer (the check before the request): public. Second (the connection's own lookup): loopback.
+      const lookup = async () => (++lookups === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
+      const guarded = createOutboundFetch({ timeoutMs: 1000, userAgent: 'UA', allow: [], lookup });
+      const error = await caught(guarded(`http://rebind.example:${fake.port}/secret`));
+      expect(lookups).toBe(2);
+      expect(error.retryable).toBe(false);
+      expect(error.message).toBe('Outbound request to rebind.example (127.0.0.1) refused: loopback address');
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('connects to the checked address of an allowed internal host', async () => {
+    const fake = await startHttpFake(() => ({ status: 200, body: 'relay' }));
+    try {
+      const lookup = async () => ['127.0.0.1'];
+      const guarded = createOutboundFetch({ timeoutMs: 1000, userAgent: 'UA', allow: [`relay.internal:${fake.port}`], lookup });
+      expect(await (await guarded(`http://relay.internal:${fake.port}/hook`)).text()).toBe('relay');
+    } finally {
+      await fake.close();
+    }
+  });
+});
