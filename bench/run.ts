@@ -16,6 +16,8 @@ import { startServer } from '../src/main.js';
  * (p50/p99, one trigger at a time) and, as a reference, a bare Fastify route returning a constant 2 KB JSON
  * measured with the same clients. Prints a table and writes bench/results/latest.json (embedded) or
  * bench/results/engine-scaleout.json (`--mode scaleout`: PostgreSQL + BullMQ on Redis, same single process).
+ * `--api-only` stops the worker before the load and reports what the API alone accepts and its CPU per trigger
+ * (bench/results/engine-api-only.json): the ingestion figure when delivery runs elsewhere or after the burst.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
@@ -87,6 +89,7 @@ async function withPostgres(statement: string): Promise<void> {
 
 async function main(): Promise<void> {
   const mode = modeOf(process.argv.slice(2));
+  const apiOnly = process.argv.includes('--api-only');
   const suffix = randomBytes(5).toString('hex');
   const schema = mode === 'scaleout' ? `herald_bench_engine_${suffix}` : undefined;
   if (schema) await withPostgres(`create schema ${schema}`);
@@ -136,6 +139,7 @@ async function main(): Promise<void> {
     }
     latencies.sort((a, b) => a - b);
 
+    if (apiOnly) await server.worker.stop();
     const messagesBefore = Number((await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const loadStarted = Date.now();
     const loopBefore = performance.eventLoopUtilization();
@@ -147,6 +151,30 @@ async function main(): Promise<void> {
       prefix: 'load',
     });
     const accepted = load.statuses['201'] ?? 0;
+    if (apiOnly) {
+      const loop = performance.eventLoopUtilization(loopBefore);
+      const results = {
+        mode,
+        apiOnly: true,
+        date: new Date().toISOString(),
+        machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+        settings: { durationMs: DURATION_MS, concurrency: CONCURRENCY },
+        referenceFastify2kbRps: Math.round(referenceRps),
+        triggersAcceptedPerSecond: Math.round((accepted * 1000) / load.elapsedMs),
+        triggerStatuses: load.statuses,
+        triggerErrors: load.errors,
+        serverBusyMsPerAcceptedTrigger: Number((loop.active / Math.max(1, accepted)).toFixed(3)),
+      };
+      console.table({
+        'bare Fastify 2 KB JSON (req/s)': results.referenceFastify2kbRps,
+        'triggers accepted, worker stopped (/s)': results.triggersAcceptedPerSecond,
+        'server busy ms per accepted trigger': results.serverBusyMsPerAcceptedTrigger,
+      });
+      mkdirSync(join(here, 'results'), { recursive: true });
+      writeFileSync(join(here, 'results', 'engine-api-only.json'), JSON.stringify(results, null, 2) + '\n');
+      console.log('written to bench/results/engine-api-only.json');
+      return;
+    }
     const expectedMessages = messagesBefore + accepted;
     let delivered = messagesBefore;
     const drainDeadline = Date.now() + 300_000;
