@@ -43,6 +43,8 @@ export interface Config {
     backoffMs: number;
     /** How often the SQL queue polls for due jobs when idle. */
     pollIntervalMs: number;
+    /** How often the worker re-enqueues triggers still `accepted` after that long (see recoverAcceptedTriggers). */
+    triggerSweepMs: number;
   };
   outbound: {
     timeoutMs: number;
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       jobAttempts: integer(env, 'HERALD_JOB_ATTEMPTS', 4, 1, 100),
       backoffMs: integer(env, 'HERALD_JOB_BACKOFF_MS', 1000, 1),
       pollIntervalMs: integer(env, 'HERALD_QUEUE_POLL_MS', 200, 1),
+      triggerSweepMs: integer(env, 'HERALD_TRIGGER_SWEEP_MS', 60_000, 10),
     },
     outbound: {
       timeoutMs: integer(env, 'HERALD_OUTBOUND_TIMEOUT_MS', 10_000, 1),

@@ -20,15 +20,25 @@ export interface Worker {
 /** The worker: a thin adapter from the queue to the engine's use-cases. */
 export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
   let started = false;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const sweep = async (olderThanMs: number) => {
+    const recovered = await recoverAcceptedTriggers(deps, olderThanMs);
+    if (recovered > 0) deps.logger.info({ recovered }, 're-enqueued accepted triggers');
+  };
   return {
     async start() {
       if (started) return;
       started = true;
-      const recovered = await recoverAcceptedTriggers(deps);
-      if (recovered > 0) deps.logger.info({ recovered }, 're-enqueued accepted triggers');
+      await sweep(0);
       await deps.queue.start(createDispatcher(deps, options), { concurrency: options.concurrency ?? deps.config.worker.concurrency });
+      const intervalMs = deps.config.worker.triggerSweepMs;
+      sweepTimer = setInterval(() => {
+        sweep(intervalMs).catch((error) => deps.logger.warn({ err: error }, 'accepted-trigger sweep failed'));
+      }, intervalMs);
+      sweepTimer.unref();
     },
     async stop(stopOptions = {}) {
+      clearInterval(sweepTimer);
       await deps.queue.close({ graceMs: stopOptions.graceMs });
     },
   };

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { JobStatus } from '../../domain/types.js';
 import type { JobRef, TriggerRecord, TriggerRepository } from '../ports.js';
 import { fromJson, toJson } from './json.js';
@@ -46,7 +46,8 @@ export class SqlTriggerRepository implements TriggerRepository {
     const rows = await this.db
       .selectFrom('triggers')
       .selectAll()
-      .where('state', '=', 'accepted')
+      // A literal, as the partial index triggers_accepted states it (SQLite uses it for no bound parameter).
+      .where('state', '=', sql.lit('accepted'))
       .where('created_at', '<', before)
       .orderBy('created_at')
       .limit(limit)

@@ -64,6 +64,12 @@ describe('SQLite query plans of point lookups', () => {
     if (expectedIndex) expect(plan.join('\n')).toContain(expectedIndex);
   });
 
+  it('triggers.listStale (the accepted-trigger sweep) reads the partial index of accepted triggers, not the table', async () => {
+    const plan = (await planOf(() => store.triggers.listStale('2026-01-01T00:00:00.000Z', 100))).join('\n');
+    expect(plan).toContain('triggers_accepted');
+    expect(plan).not.toMatch(/^SCAN/m);
+  });
+
   // Without statistics SQLite preferred an index starting with environment_id for these and read every row of the
   // environment (marking ten messages read scanned all of them); they must search the primary key.
   it.each([
