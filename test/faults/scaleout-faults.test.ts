@@ -107,71 +107,60 @@ describe.skipIf(!available)('scale-out faults', () => {
   it('Redis killed and restarted mid-run: 503 + Retry-After while down, recovery, nothing lost', { timeout: 300_000 }, async () => {
     // Redis as BullMQ needs it in production: an append-only file fsynced on every write (see the report).
     cluster = await startCluster({ apis: 2, workers: 2, redis: { persistent: true } });
-    const current = cluster;
-    await createFaultWorkflow(current);
-    let outage: Promise<void> | undefined;
-    const load = await fireTriggers(current, {
-      prefix: 'redis',
-      total: TRIGGERS,
-      concurrency: CONCURRENCY,
-      retryPauseMs: 200,
-      giveUpAfterMs: 60_000,
-      onSettled: (settled) => {
-        if (settled !== FAULT_AT) return;
-        outage = (async () => {
-          await current.redis.kill();
-          await sleep(OUTAGE_MS);
-          await current.redis.start();
-        })();
-      },
+    await expectOutageSurvived(cluster, 'redis', 'Redis restart', {
+      stop: (current) => current.redis.kill(),
+      start: (current) => current.redis.start(),
     });
-    await outage;
-    expect(load.unavailable).toBeGreaterThan(0);
-    expect(load.unavailableWithoutRetryAfter).toBe(0);
-    expect(load.unexpected).toEqual([]);
-    expect(load.networkErrors).toBe(0);
-    expect(load.abandoned).toEqual([]);
-
-    const report = await waitForDelivery(current, load.accepted, 150_000);
-    describeOutcome('Redis restart', load, report);
-    expectEveryAcceptedTriggerDeliveredOnce(load, report);
-    for (const worker of current.workers) expect(worker.child.exitCode, worker.output()).toBeNull();
-    await expectApisHealthy(current);
-    await expectMessagesThroughApi(current, load.accepted.at(-1)!);
   });
 
   it('PostgreSQL restarted mid-run: 503 + Retry-After while down, recovery, nothing lost', { timeout: 300_000 }, async () => {
     cluster = await startCluster({ apis: 2, workers: 2 });
-    const current = cluster;
-    await createFaultWorkflow(current);
-    let outage: Promise<void> | undefined;
-    const load = await fireTriggers(current, {
-      prefix: 'pg',
-      total: TRIGGERS,
-      concurrency: CONCURRENCY,
-      retryPauseMs: 200,
-      giveUpAfterMs: 60_000,
-      onSettled: (settled) => {
-        if (settled !== FAULT_AT) return;
-        outage = (async () => {
-          await current.postgres.stop('fast');
-          await sleep(OUTAGE_MS);
-          await current.postgres.start();
-        })();
-      },
+    await expectOutageSurvived(cluster, 'pg', 'PostgreSQL restart', {
+      stop: (current) => current.postgres.stop('fast'),
+      start: (current) => current.postgres.start(),
     });
-    await outage;
-    expect(load.unavailable).toBeGreaterThan(0);
-    expect(load.unavailableWithoutRetryAfter).toBe(0);
-    expect(load.unexpected).toEqual([]);
-    expect(load.networkErrors).toBe(0);
-    expect(load.abandoned).toEqual([]);
-
-    const report = await waitForDelivery(current, load.accepted, 150_000);
-    describeOutcome('PostgreSQL restart', load, report);
-    expectEveryAcceptedTriggerDeliveredOnce(load, report);
-    for (const worker of current.workers) expect(worker.child.exitCode, worker.output()).toBeNull();
-    await expectApisHealthy(current);
-    await expectMessagesThroughApi(current, load.accepted.at(-1)!);
   });
 });
+
+/**
+ * Fires the triggers, takes a service down once FAULT_AT of them have been answered and brings it back after
+ * OUTAGE_MS; then checks that every refusal meanwhile was a 503 with Retry-After, that every accepted trigger was
+ * delivered exactly once, and that every process is still alive and healthy.
+ */
+async function expectOutageSurvived(
+  current: Cluster,
+  prefix: string,
+  label: string,
+  service: { stop(current: Cluster): Promise<unknown>; start(current: Cluster): Promise<unknown> },
+): Promise<void> {
+  await createFaultWorkflow(current);
+  let outage: Promise<void> | undefined;
+  const load = await fireTriggers(current, {
+    prefix,
+    total: TRIGGERS,
+    concurrency: CONCURRENCY,
+    retryPauseMs: 200,
+    giveUpAfterMs: 60_000,
+    onSettled: (settled) => {
+      if (settled !== FAULT_AT) return;
+      outage = (async () => {
+        await service.stop(current);
+        await sleep(OUTAGE_MS);
+        await service.start(current);
+      })();
+    },
+  });
+  await outage;
+  expect(load.unavailable).toBeGreaterThan(0);
+  expect(load.unavailableWithoutRetryAfter).toBe(0);
+  expect(load.unexpected).toEqual([]);
+  expect(load.networkErrors).toBe(0);
+  expect(load.abandoned).toEqual([]);
+
+  const report = await waitForDelivery(current, load.accepted, 150_000);
+  describeOutcome(label, load, report);
+  expectEveryAcceptedTriggerDeliveredOnce(load, report);
+  for (const worker of current.workers) expect(worker.child.exitCode, worker.output()).toBeNull();
+  await expectApisHealthy(current);
+  await expectMessagesThroughApi(current, load.accepted.at(-1)!);
+}
