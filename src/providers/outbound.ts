@@ -20,6 +20,11 @@ export interface OutboundOptions {
   lookup?: AddressLookup;
   /** The fetch that actually sends; defaults to the global fetch. */
   fetchImpl?: typeof fetch;
+  /**
+   * The connection pool, from createGuardedDispatcher with the same `allow`; one is created when absent. Share one
+   * per process: each dispatcher keeps its own keep-alive connections.
+   */
+  dispatcher?: Dispatcher;
 }
 
 interface BlockedRange {
@@ -241,7 +246,7 @@ function withoutPort(entry: string): string {
 export function createOutboundFetch(options: OutboundOptions): typeof fetch {
   const send = options.fetchImpl ?? fetch;
   const lookup = options.lookup ?? defaultLookup;
-  const dispatcher = createGuardedDispatcher(options.allow, lookup);
+  const dispatcher = options.dispatcher ?? createGuardedDispatcher(options.allow, lookup);
   const outboundFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const url = requestUrl(input);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
