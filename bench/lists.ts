@@ -12,6 +12,7 @@ import { createContainer, type Container } from '../src/container.js';
 import { buildApp } from '../src/http/app.js';
 import { bootstrapTenancy } from '../src/usecases/tenancy/bootstrap-tenancy.js';
 import { runHttpLoad, type HttpLoadResult } from './lib/http-load.js';
+import { median } from './lib/rounds.js';
 import { createSeedPlan, seedListRows, seedProbes, seedSubscribers, type SeedProbes } from './lib/list-seed.js';
 
 /**
@@ -38,6 +39,7 @@ interface Options {
   sizes: number[];
   duration: number;
   warmup: number;
+  rounds: number;
   connections: number;
   output?: string;
 }
@@ -64,6 +66,8 @@ interface Measurement extends Endpoint {
   bareP99: number;
   /** requestsPerSecond / bareRequestsPerSecond. */
   ratioToBare: number;
+  /** With several rounds, each of them (the fields above are their medians; max is the largest). */
+  rounds?: Array<{ requestsPerSecond: number; p99: number; bareRequestsPerSecond: number }>;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -81,6 +85,7 @@ function parseOptions(argv: string[]): Options {
     .option('--sizes <list>', 'comma-separated stored message counts, ascending', (value) => value.split(',').map((part) => positiveInt(part.trim())), [10_000, 100_000, 1_000_000])
     .option('--duration <seconds>', 'measured load per endpoint', positiveInt, 5)
     .option('--warmup <seconds>', 'unmeasured load per endpoint before measuring', positiveInt, 1)
+    .option('--rounds <n>', 'measurements of every endpoint per size; the table shows their medians', positiveInt, 3)
     .option('--connections <n>', 'concurrent keep-alive clients', positiveInt, 10)
     .option('--output <file>', 'JSON results file (default bench/results/lists-<mode>.json)')
     .parse(argv);
@@ -121,12 +126,21 @@ export function constantJson(bytes = 2048): string {
   return JSON.stringify({ data: items, pad: 'p'.repeat(bytes - base.length) });
 }
 
-async function startBareEndpoint(): Promise<{ url: string; close(): Promise<void> }> {
+/** Bytes of the second reference: a constant JSON as large as a full list page (14–18 KB). */
+const PAGE_SIZED_BYTES = 16 * 1024;
+
+/**
+ * The bare routes: `url` answers the constant 2 KB reference; `pageSizedUrl` a constant as large as a list page,
+ * which shows how much of the gap to the 2 KB route is the response's size alone (no database, no serialisation).
+ */
+async function startBareEndpoint(): Promise<{ url: string; pageSizedUrl: string; close(): Promise<void> }> {
   const body = constantJson();
+  const pageSized = constantJson(PAGE_SIZED_BYTES);
   const app = Fastify({ logger: false });
   app.get('/constant', async (_request, reply) => reply.type('application/json').send(body));
+  app.get('/constant-page-sized', async (_request, reply) => reply.type('application/json').send(pageSized));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url: `${url}/constant`, close: () => app.close() };
+  return { url: `${url}/constant`, pageSizedUrl: `${url}/constant-page-sized`, close: () => app.close() };
 }
 
 interface Target {
@@ -225,12 +239,43 @@ function toMeasurement(endpoint: Endpoint, size: number, result: HttpLoadResult,
 }
 
 const BARE_NAME = 'bare Fastify 2 KB (median of runs)';
+const PAGE_SIZED_ENDPOINT: Endpoint = { name: `bare Fastify ${PAGE_SIZED_BYTES / 1024} KB (a page's size, no work)`, path: '/constant-page-sized' };
 
 /** The bare endpoint's row for a size: the median run by throughput. */
 function bareSummary(size: number, runs: HttpLoadResult[]): Measurement {
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   const median = sorted[Math.floor(sorted.length / 2)];
   return toMeasurement({ name: BARE_NAME, path: '/constant' }, size, median, median);
+}
+
+/**
+ * One endpoint's rounds as one row: the median of each figure taken separately (a round that shared the machine
+ * with something else, e.g. the disk still writing out the rows just seeded, moves none of them), the largest max.
+ */
+function medianOfRounds(rounds: Measurement[]): Measurement {
+  if (rounds.length === 1) return rounds[0];
+  const medianOf = (pick: (m: Measurement) => number) => median(rounds.map(pick));
+  const statusCounts: Record<string, number> = {};
+  for (const m of rounds) for (const [status, count] of Object.entries(m.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+  return {
+    name: rounds[0].name,
+    path: rounds[0].path,
+    size: rounds[0].size,
+    requestsPerSecond: round(medianOf((m) => m.requestsPerSecond), 0),
+    p50: round(medianOf((m) => m.p50), 2),
+    p90: round(medianOf((m) => m.p90), 2),
+    p99: round(medianOf((m) => m.p99), 2),
+    max: Math.max(...rounds.map((m) => m.max)),
+    ok: rounds.reduce((sum, m) => sum + m.ok, 0),
+    notOk: rounds.reduce((sum, m) => sum + m.notOk, 0),
+    errors: rounds.reduce((sum, m) => sum + m.errors, 0),
+    statusCounts,
+    meanResponseBytes: Math.round(medianOf((m) => m.meanResponseBytes)),
+    bareRequestsPerSecond: round(medianOf((m) => m.bareRequestsPerSecond), 0),
+    bareP99: round(medianOf((m) => m.bareP99), 2),
+    ratioToBare: round(medianOf((m) => m.ratioToBare), 3),
+    rounds: rounds.map((m) => ({ requestsPerSecond: m.requestsPerSecond, p99: m.p99, bareRequestsPerSecond: m.bareRequestsPerSecond })),
+  };
 }
 
 function round(value: number, digits: number): number {
@@ -244,7 +289,8 @@ function formatCount(n: number): string {
 
 /** Markdown: one row per endpoint, columns per size; then the two targets at the largest size. */
 function markdownTable(measurements: Measurement[], sizes: number[]): string {
-  const names = [BARE_NAME, ...new Set(measurements.map((m) => m.name).filter((name) => name !== BARE_NAME))];
+  const references = [BARE_NAME, PAGE_SIZED_ENDPOINT.name];
+  const names = [...references, ...new Set(measurements.map((m) => m.name).filter((name) => !references.includes(name)))];
   const header = ['endpoint', ...sizes.map((s) => `${formatCount(s)} req/s (×bare)`), ...sizes.map((s) => `${formatCount(s)} p50/p99 ms`)];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const name of names) {
@@ -269,7 +315,7 @@ function targetsTable(measurements: Measurement[], sizes: number[]): string {
     `| endpoint | ×bare at ${formatCount(largest)} (target ≥ 0.50) | p99 ${formatCount(largest)} / p99 ${formatCount(smallest)} (target ≤ 1.5) | verdict |`,
     '|---|---|---|---|',
   ];
-  for (const name of [...new Set(measurements.map((m) => m.name))].filter((n) => n !== BARE_NAME)) {
+  for (const name of [...new Set(measurements.map((m) => m.name))].filter((n) => n !== BARE_NAME && n !== PAGE_SIZED_ENDPOINT.name)) {
     const small = measurements.find((m) => m.name === name && m.size === smallest);
     const large = measurements.find((m) => m.name === name && m.size === largest);
     if (!small || !large) continue;
@@ -283,7 +329,7 @@ function targetsTable(measurements: Measurement[], sizes: number[]): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv);
   const log = (message: string) => process.stderr.write(`[bench:lists ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-  log(`mode ${options.mode}, sizes ${options.sizes.join(', ')}, ${options.connections} connections, ${options.warmup}+${options.duration} s per endpoint`);
+  log(`mode ${options.mode}, sizes ${options.sizes.join(', ')}, ${options.connections} connections, ${options.rounds} rounds of ${options.warmup}+${options.duration} s per endpoint`);
 
   const target = await startTarget(options.mode);
   const bare = await startBareEndpoint();
@@ -307,8 +353,13 @@ async function main(): Promise<void> {
           log(`seeding to ${formatCount(size)}: ${done}/${total} rows in ${Math.round(elapsedMs / 1000)} s`);
         },
       });
-      // PostgreSQL: what autovacuum would have done by then (statistics, visibility map for index-only scans).
-      if (target.dialect === 'postgres') await sql`vacuum analyze`.execute(db);
+      // PostgreSQL: what autovacuum would have done by then (statistics, visibility map for index-only scans), and a
+      // checkpoint, so the measurements do not share the disk with the checkpointer writing out the rows just seeded
+      // (at 1M, gigabytes; it ran for minutes into the measurements and doubled some lists' p99).
+      if (target.dialect === 'postgres') {
+        await sql`vacuum analyze`.execute(db);
+        await sql`checkpoint`.execute(db);
+      }
       seeding.push({ size, seconds: round((Date.now() - seedStarted) / 1000, 1) });
       seeded = size;
       log(`seeded ${formatCount(size)} messages and events in ${seeding[seeding.length - 1].seconds} s`);
@@ -320,19 +371,27 @@ async function main(): Promise<void> {
       // The bare endpoint is measured right before each list endpoint, so a change in machine load during
       // the run (other processes on the 2 cores) moves both figures of a pair together.
       loadAverages.push({ size, loadAverage1m: round(loadavg()[0], 2) });
+      // Every endpoint once per round, so a passing disturbance hits one round of a few endpoints, not all rounds
+      // of one. The page-sized constant is paired like the lists.
       const bareRuns: HttpLoadResult[] = [];
-      for (const endpoint of endpoints) {
-        const bareResult = await measure(bare.url, options, {});
-        bareRuns.push(bareResult);
-        const result = await measure(`${target.url}${endpoint.path}`, options, headers);
-        const measurement = toMeasurement(endpoint, size, result, bareResult);
-        measurements.push(measurement);
-        log(
-          `${formatCount(size)} ${endpoint.name}: ${measurement.requestsPerSecond} req/s (${measurement.ratioToBare.toFixed(2)}× bare ${measurement.bareRequestsPerSecond}), ` +
-            `p50 ${measurement.p50} ms, p99 ${measurement.p99} ms${measurement.notOk || measurement.errors ? `, NOT OK ${JSON.stringify(measurement.statusCounts)} errors ${measurement.errors}` : ''}`,
-        );
+      const roundsByEndpoint = new Map<string, Measurement[]>();
+      for (let roundIndex = 1; roundIndex <= options.rounds; roundIndex++) {
+        for (const endpoint of [...endpoints, PAGE_SIZED_ENDPOINT]) {
+          const bareResult = await measure(bare.url, options, {});
+          bareRuns.push(bareResult);
+          const url = endpoint === PAGE_SIZED_ENDPOINT ? bare.pageSizedUrl : `${target.url}${endpoint.path}`;
+          const result = await measure(url, options, endpoint === PAGE_SIZED_ENDPOINT ? {} : headers);
+          const measurement = toMeasurement(endpoint, size, result, bareResult);
+          roundsByEndpoint.set(endpoint.name, [...(roundsByEndpoint.get(endpoint.name) ?? []), measurement]);
+          log(
+            `${formatCount(size)} round ${roundIndex}/${options.rounds} ${endpoint.name}: ${measurement.requestsPerSecond} req/s ` +
+              `(${measurement.ratioToBare.toFixed(2)}× bare ${measurement.bareRequestsPerSecond}), p50 ${measurement.p50} ms, p99 ${measurement.p99} ms` +
+              `${measurement.notOk || measurement.errors ? `, NOT OK ${JSON.stringify(measurement.statusCounts)} errors ${measurement.errors}` : ''}`,
+          );
+        }
       }
       measurements.push(bareSummary(size, bareRuns));
+      for (const rounds of roundsByEndpoint.values()) measurements.push(medianOfRounds(rounds));
     }
   } finally {
     // The load generator stops on its deadline while the server may still be answering requests it had
@@ -347,7 +406,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     mode: options.mode,
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
-    settings: { sizes: options.sizes, durationSeconds: options.duration, warmupSeconds: options.warmup, connections: options.connections },
+    settings: { sizes: options.sizes, durationSeconds: options.duration, warmupSeconds: options.warmup, rounds: options.rounds, connections: options.connections },
     seeding,
     loadAverages,
     measurements,
