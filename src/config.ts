@@ -109,7 +109,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     triggerMaxRecipients: integer(env, 'HERALD_TRIGGER_MAX_RECIPIENTS', 100, 1),
     bulkTriggerMaxEvents: integer(env, 'HERALD_BULK_TRIGGER_MAX_EVENTS', 100, 1),
     worker: {
-      concurrency: integer(env, 'HERALD_WORKER_CONCURRENCY', 16, 1, 1000),
+      // Embedded, jobs running at once share one SQLite commit per event-loop turn: at 16 a commit carried ~8 writes and
+      // commits were a third of the CPU per trigger; 32 halves the commits (`npm run bench`, BENCHMARKS.md). Beyond 32 the
+      // worker starves the API during a burst.
+      concurrency: integer(env, 'HERALD_WORKER_CONCURRENCY', 32, 1, 1000),
       jobAttempts: integer(env, 'HERALD_JOB_ATTEMPTS', 4, 1, 100),
       backoffMs: integer(env, 'HERALD_JOB_BACKOFF_MS', 1000, 1),
       pollIntervalMs: integer(env, 'HERALD_QUEUE_POLL_MS', 200, 1),
