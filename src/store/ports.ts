@@ -155,6 +155,12 @@ export interface NotificationListFilter {
   limit: number;
 }
 
+export interface NotificationOwner {
+  id: string;
+  subscriberId: string;
+  transactionId: string;
+}
+
 export interface NotificationRepository {
   /** Inserts the event (without jobs; jobs are stored separately). */
   create(event: NotificationEvent): Promise<void>;
@@ -162,6 +168,8 @@ export interface NotificationRepository {
   createMany(events: NotificationEvent[]): Promise<void>;
   /** The event with its jobs and each job's execution details. */
   get(environmentId: string, id: string): Promise<NotificationEvent | undefined>;
+  /** Which of these ids are taken, and by which subscriber and transaction (no documents read). */
+  findOwners(environmentId: string, ids: string[]): Promise<NotificationOwner[]>;
   /** Newest first; `hasMore` from a limit+1 fetch; events with their jobs and details. */
   list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>>;
   /** Updates the mutable parts of an event (channels, updatedAt, digested id). */

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import type { NotificationEvent, Page } from '../../domain/types.js';
-import type { NotificationListFilter, NotificationRepository } from '../ports.js';
+import type { NotificationListFilter, NotificationOwner, NotificationRepository } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
 import { loadJobsWithDetails } from './job-repository.js';
 import { fromJson, toJson } from './json.js';
@@ -57,6 +57,14 @@ export class SqlNotificationRepository implements NotificationRepository {
     const event = toEvent(row);
     event.jobs = jobs.get(id) ?? [];
     return event;
+  }
+
+  async findOwners(environmentId: string, ids: string[]): Promise<NotificationOwner[]> {
+    if (ids.length === 0) return [];
+    const rows = (await notificationOwners.execute(this.db, this.options.dialect, { environmentId, first: ids[0], second: ids[1] })).rows;
+    const owners = rows.map((row) => ({ id: row.id, subscriberId: row.subscriber_id, transactionId: row.transaction_id }));
+    if (ids.length <= 2) return owners;
+    return [...owners, ...(await this.findOwners(environmentId, ids.slice(2)))];
   }
 
   async list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>> {
@@ -271,6 +279,15 @@ function toEvent(row: NotificationRow): NotificationEvent {
 
 // The statements of the trigger path, compiled once (see ReusableQuery).
 const insertNotifications = new ReusableInsert('notifications');
+/** Up to two ids per statement (`second` may be undefined: its own compiled shape). */
+const notificationOwners = new ReusableQuery((db, p: { environmentId: string; first: string; second?: string }) =>
+  db
+    .selectFrom('notifications')
+    .select(['id', 'subscriber_id', 'transaction_id'])
+    .where('environment_id', '=', p.environmentId)
+    .where('id', 'in', p.second === undefined ? [p.first] : [p.first, p.second]),
+);
+
 const notificationById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
   db.selectFrom('notifications').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
 );

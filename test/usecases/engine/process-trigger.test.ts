@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TriggerRecord } from '../../../src/store/ports.js';
+import { eventIdFor, processTrigger } from '../../../src/usecases/engine/process-trigger.js';
+import { insertNotificationEvent, insertSubscriber, scopeOf, type Scope } from '../../helpers/factories.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { createWorkflow, eventsOf } from '../../worker/engine-helpers.js';
+
+const SECONDS = '6a1b2c3d';
+const PROCESS_BYTES = '0a0b0c0d0e';
+
+/** A trigger id as `newId` lays it out: seconds, a 3-byte counter, the process bytes. */
+function triggerId(counter: number): string {
+  return SECONDS + counter.toString(16).padStart(6, '0') + PROCESS_BYTES;
+}
+
+function triggerOf(id: string): Pick<TriggerRecord, '_id' | 'createdAt'> {
+  return { _id: id, createdAt: new Date(parseInt(SECONDS, 16) * 1000).toISOString() };
+}
+
+describe('eventIdFor', () => {
+  it('is a record id that starts with the trigger id’s seconds and counter, the same on every call', () => {
+    const trigger = triggerOf(triggerId(0x00a1b2));
+    const id = eventIdFor(trigger, 'subscriber-1');
+    expect(id).toMatch(/^[0-9a-f]{24}$/);
+    expect(id.slice(0, 14)).toBe(trigger._id.slice(0, 14));
+    expect(eventIdFor(trigger, 'subscriber-1')).toBe(id);
+    expect(eventIdFor(trigger, 'subscriber-2')).not.toBe(id);
+  });
+
+  it('sorts the events of successive triggers in the order the triggers were made, whatever the subscriber', () => {
+    const ids = Array.from({ length: 200 }, (_, index) => eventIdFor(triggerOf(triggerId(0x001000 + index)), `subscriber-${199 - index}`));
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('gives each probe another id with the same prefix', () => {
+    const trigger = triggerOf(triggerId(7));
+    const probes = [0, 1, 2, 3].map((probe) => eventIdFor(trigger, 'subscriber-1', probe));
+    expect(new Set(probes).size).toBe(4);
+    for (const probe of probes) expect(probe.slice(0, 14)).toBe(trigger._id.slice(0, 14));
+  });
+});
+
+/** The event id of versions before the ordered layout: the trigger's seconds, then 16 hex of the hash. */
+function formerEventId(trigger: Pick<TriggerRecord, '_id' | 'createdAt'>, subscriberInternalId: string): string {
+  const seconds = Math.floor(Date.parse(trigger.createdAt) / 1000).toString(16).padStart(8, '0');
+  return seconds + createHash('sha256').update(`${trigger._id}:${subscriberInternalId}`).digest('hex').slice(0, 16);
+}
+
+describe('processTrigger: where an event is placed', () => {
+  let server: TestServer;
+  let scope: Scope;
+  let counter = 0x000100;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    scope = await scopeOf(server.deps.store, server.devEnvironmentId);
+    await createWorkflow(server, { workflowId: 'placement', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hello' } }] });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function acceptedTrigger(to: string, transactionId: string): Promise<TriggerRecord> {
+    const now = new Date().toISOString();
+    const record: TriggerRecord = {
+      _id: triggerId(counter++),
+      environmentId: scope.environmentId,
+      organizationId: scope.organizationId,
+      transactionId,
+      workflowId: 'placement',
+      request: { name: 'placement', to, payload: {} },
+      state: 'accepted',
+      createdAt: now,
+      updatedAt: now,
+    };
+    expect((await server.deps.store.triggers.create(record)).created).toBe(true);
+    return record;
+  }
+
+  async function processAgain(trigger: TriggerRecord): Promise<void> {
+    await server.deps.store.triggers.setState(trigger.environmentId, trigger._id, 'accepted');
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
+  }
+
+  it('moves on to the next probe when another subscriber holds the id, and a rerun finds the event it made', async () => {
+    const alice = await insertSubscriber(server.deps.store, scope);
+    const bob = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger(alice.subscriberId, 'placement-probe');
+    await insertNotificationEvent(server.deps.store, bob, { _id: eventIdFor(trigger, alice._id), transactionId: 'placement-other' });
+
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
+    const events = await eventsOf(server, 'placement-probe');
+    expect(events.map((event) => [event._id, event._subscriberId])).toEqual([[eventIdFor(trigger, alice._id, 1), alice._id]]);
+
+    await processAgain(trigger);
+    expect((await eventsOf(server, 'placement-probe')).map((event) => event._id)).toEqual([eventIdFor(trigger, alice._id, 1)]);
+    expect(await eventsOf(server, 'placement-other')).toHaveLength(1);
+  });
+
+  it('finds an event that an earlier version made under the former id layout instead of making a second one', async () => {
+    const carol = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger(carol.subscriberId, 'placement-former');
+    await insertNotificationEvent(server.deps.store, carol, { _id: formerEventId(trigger, carol._id), transactionId: 'placement-former' });
+
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
+    expect((await eventsOf(server, 'placement-former')).map((event) => event._id)).toEqual([formerEventId(trigger, carol._id)]);
+  });
+});
