@@ -6,9 +6,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/main.js';
+import type { Database } from '../src/store/sql/schema.js';
+import { countWalFrames } from './lib/wal-frames.js';
 
 /**
  * `npm run bench`: the embedded server (API + worker in one process, SQLite) under load from client threads.
@@ -18,6 +22,9 @@ import { startServer } from '../src/main.js';
  * bench/results/engine-scaleout.json (`--mode scaleout`: PostgreSQL + BullMQ on Redis, same single process).
  * `--api-only` stops the worker before the load and reports what the API alone accepts and its CPU per trigger
  * (bench/results/engine-api-only.json): the ingestion figure when delivery runs elsewhere or after the burst.
+ * `--wal-pages` (embedded) keeps every page the load writes in SQLite's WAL (checkpoints off, so its rates are not
+ * the reference figures) and reports the pages written per trigger and which table or index they belong to
+ * (bench/results/wal-pages.json): each page is a frame written at a commit, the write cost of a trigger.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
@@ -87,9 +94,53 @@ async function withPostgres(statement: string): Promise<void> {
   }
 }
 
+/**
+ * `--wal-pages`: stops the server's connection from checkpointing and empties the WAL (from a second connection, as
+ * the server's may hold a write transaction open), so that every page the load writes stays in the WAL to be counted.
+ */
+async function startWalCount(db: Kysely<Database>, dataDir: string): Promise<{ reader: BetterSqlite3.Database; walPath: string }> {
+  await sql`pragma wal_autocheckpoint = 0`.execute(db);
+  const path = join(dataDir, 'herald.sqlite');
+  const reader = new BetterSqlite3(path);
+  // No waiting inside SQLite: this thread also runs the server, whose open write transaction it would be waiting for.
+  reader.pragma('busy_timeout = 0');
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const [result] = reader.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (!result?.busy) return { reader, walPath: `${path}-wal` };
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('could not empty the WAL before the load');
+}
+
+function reportWalPages(wal: { reader: BetterSqlite3.Database; walPath: string }, counts: { triggers: number; accepted: number }): void {
+  const owners = new Map(
+    (wal.reader.prepare('select pageno, name from dbstat').all() as Array<{ pageno: number; name: string }>).map((row) => [row.pageno, row.name]),
+  );
+  const frames = countWalFrames(wal.walPath, (page) => owners.get(page));
+  wal.reader.close();
+  const perTrigger = (value: number) => Number((value / Math.max(1, counts.triggers)).toFixed(2));
+  const byOwner = Object.fromEntries([...frames.byOwner].sort((a, b) => b[1] - a[1]).map(([owner, count]) => [owner, perTrigger(count)]));
+  const results = {
+    date: new Date().toISOString(),
+    settings: { durationMs: DURATION_MS, concurrency: CONCURRENCY },
+    triggersAccepted: counts.accepted,
+    triggersDelivered: counts.triggers,
+    pagesWrittenPerTrigger: perTrigger(frames.frames),
+    commitsPerTrigger: perTrigger(frames.commits),
+    pagesPerTriggerByTableOrIndex: byOwner,
+  };
+  console.table({ 'pages written per trigger': results.pagesWrittenPerTrigger, 'commits per trigger': results.commitsPerTrigger });
+  console.table(Object.fromEntries(Object.entries(byOwner).slice(0, 20)));
+  mkdirSync(join(here, 'results'), { recursive: true });
+  writeFileSync(join(here, 'results', 'wal-pages.json'), JSON.stringify(results, null, 2) + '\n');
+  console.log('written to bench/results/wal-pages.json');
+}
+
 async function main(): Promise<void> {
   const mode = modeOf(process.argv.slice(2));
   const apiOnly = process.argv.includes('--api-only');
+  const walPages = process.argv.includes('--wal-pages');
+  if (walPages && mode !== 'embedded') throw new Error('--wal-pages reads the embedded database: use it without --mode scaleout');
   const suffix = randomBytes(5).toString('hex');
   const schema = mode === 'scaleout' ? `herald_bench_engine_${suffix}` : undefined;
   if (schema) await withPostgres(`create schema ${schema}`);
@@ -140,6 +191,7 @@ async function main(): Promise<void> {
     latencies.sort((a, b) => a - b);
 
     if (apiOnly) await server.worker.stop();
+    const walReader = walPages ? await startWalCount(db, dataDir) : undefined;
     const messagesBefore = Number((await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const loadStarted = Date.now();
     const loopBefore = performance.eventLoopUtilization();
@@ -183,6 +235,10 @@ async function main(): Promise<void> {
       delivered = Number((await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     }
     const deliveredMs = Date.now() - loadStarted;
+    if (walReader) {
+      reportWalPages(walReader, { triggers: delivered - messagesBefore, accepted });
+      return;
+    }
     // Busy time of the server's event loop (API + worker share it) per delivered trigger: less sensitive to other
     // load on the machine than the rates, so the figure to compare between runs.
     const loop = performance.eventLoopUtilization(loopBefore);

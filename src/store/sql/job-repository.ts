@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ExecutionDetail, Job } from '../../domain/types.js';
 import type { JobRepository, StoredJob } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
+import { environmentIs } from './plan-hints.js';
 import type { Database, ExecutionDetailsTable, JobsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
@@ -82,7 +83,8 @@ export async function loadJobsWithDetails(
       ...(await db
         .selectFrom('jobs')
         .selectAll()
-        .where('environment_id', '=', environmentId)
+        // By jobs_notification_step; the environment is checked on the rows found (see environmentIs).
+        .where(environmentIs(environmentId))
         .where('notification_id', 'in', chunk)
         .orderBy('notification_id')
         .orderBy('step_index')

@@ -71,14 +71,18 @@ export class SqlTriggerRepository implements TriggerRepository {
 
   async listJobsOfTransaction(environmentId: string, transactionId: string, statuses: JobStatus[]): Promise<JobRef[]> {
     if (statuses.length === 0) return [];
+    // Through the transaction's events: jobs have no index of their own by transaction (each one cost every job insert
+    // a page write, for a lookup that only cancel makes).
     const rows = await this.db
-      .selectFrom('jobs')
-      .select(['id', 'notification_id', 'status', 'created_at', 'updated_at'])
-      .where('environment_id', '=', environmentId)
-      .where('transaction_id', '=', transactionId)
-      .where('status', 'in', statuses)
-      .orderBy('created_at')
-      .orderBy('id')
+      .selectFrom('notifications')
+      .innerJoin('jobs', 'jobs.notification_id', 'notifications.id')
+      .select(['jobs.id', 'jobs.notification_id', 'jobs.status', 'jobs.created_at', 'jobs.updated_at'])
+      .where('notifications.environment_id', '=', environmentId)
+      .where('notifications.transaction_id', '=', transactionId)
+      .where('jobs.environment_id', '=', environmentId)
+      .where('jobs.status', 'in', statuses)
+      .orderBy('jobs.created_at')
+      .orderBy('jobs.id')
       .execute();
     return rows.map(toJobRef);
   }
