@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { ProviderError, type ProviderContext } from './ports.js';
 
@@ -195,13 +195,15 @@ function describeTarget(url: URL): string {
 }
 
 /**
- * The connection-time half of the guard. `assertOutboundAllowed` checks the addresses a name resolves to before the
- * request, but the connection resolves the name again: a name answering a public address for the check and an
- * internal one a moment later (DNS rebinding) would get through. This dispatcher's own lookup refuses internal
- * addresses, so the address connected to is always one that passed. Port-specific allow entries (`host:port`) are
- * checked before the request; here a host or address allowed for any port passes.
+ * The connection-time half of the guard, as a `lookup` for net/tls connect (and undici's `connect.lookup`).
+ * `assertOutboundAllowed` checks the addresses a name resolves to before the request, but the connection resolves
+ * the name again: a name answering a public address for the check and an internal one a moment later (DNS
+ * rebinding) would get through. This lookup refuses internal addresses (a non-retryable ProviderError passed to the
+ * callback), so the address connected to is always one that passed. Port-specific allow entries (`host:port`) are
+ * checked before the request; here a host or address allowed for any port passes. Honours `options.family` and
+ * `options.all`.
  */
-export function createGuardedDispatcher(allow: string[], lookup: AddressLookup = defaultLookup): Dispatcher {
+export function createGuardedLookup(allow: string[], lookup: AddressLookup = defaultLookup): GuardedLookup {
   const guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
     const host = stripBrackets(hostname).toLowerCase();
     const hostAllowed = allow.some((entry) => withoutPort(entry) === host);
@@ -224,9 +226,16 @@ export function createGuardedDispatcher(allow: string[], lookup: AddressLookup =
       })
       .catch((error: unknown) => callback(error as Error, '', 0));
   };
-  return new Agent({ connect: { lookup: guardedLookup as never } });
+  return guardedLookup;
 }
 
+/** The connection pool for fetch, connecting only through `createGuardedLookup`. */
+export function createGuardedDispatcher(allow: string[], lookup: AddressLookup = defaultLookup): Dispatcher {
+  return new Agent({ connect: { lookup: createGuardedLookup(allow, lookup) as never } });
+}
+
+/** A `lookup` as net.connect, tls.connect and http2.connect take it. */
+export type GuardedLookup = LookupFunction;
 type LookupOptions = { family?: number | string; all?: boolean };
 type LookupCallback = (error: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
 
@@ -268,7 +277,8 @@ export function createOutboundFetch(options: OutboundOptions): typeof fetch {
 
 /**
  * Everything a provider needs from the outside world, built once from configuration: the guarded fetch,
- * the timeout, and the guard itself for transports that do not go through fetch (SMTP, HTTP/2).
+ * the timeout, and the guard itself (before and at connection time) for transports that do not go through fetch
+ * (SMTP, HTTP/2).
  */
 export function createProviderContext(options: OutboundOptions): ProviderContext {
   const lookup = options.lookup ?? defaultLookup;
@@ -276,6 +286,7 @@ export function createProviderContext(options: OutboundOptions): ProviderContext
     fetch: createOutboundFetch(options),
     timeoutMs: options.timeoutMs,
     assertAllowed: (target) => assertOutboundAllowed(target, options.allow, lookup),
+    guardedLookup: createGuardedLookup(options.allow, lookup),
   };
 }
 

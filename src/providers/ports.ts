@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { Credentials, DeliveryChannel } from '../domain/types.js';
 
 /**
@@ -90,6 +91,13 @@ export interface ProviderContext {
    * Absent means no guard (e.g. a test context).
    */
   assertAllowed?: (target: string | URL) => Promise<void>;
+  /**
+   * The connection-time half of that guard: a `lookup` for net/tls/http2 connect (or to resolve a host once and
+   * connect to the answer) that refuses internal addresses with a non-retryable ProviderError, so a name that
+   * resolved to a public address for `assertAllowed` cannot connect to an internal one (DNS rebinding).
+   * Absent means the transport resolves the name itself.
+   */
+  guardedLookup?: LookupFunction;
 }
 
 export interface ChannelProvider<C extends Exclude<DeliveryChannel, 'in_app'> = Exclude<DeliveryChannel, 'in_app'>> {

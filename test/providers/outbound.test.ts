@@ -1,7 +1,9 @@
+import type { LookupFunction } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   assertOutboundAllowed,
   blockedAddressReason,
+  createGuardedLookup,
   createOutboundFetch,
   providerErrorFromResponse,
 } from '../../src/providers/outbound.js';
@@ -169,5 +171,37 @@ describe('DNS rebinding', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe('createGuardedLookup', () => {
+  /** Calls a net-style lookup and returns what it answered (or the error it gave). */
+  const answer = (lookup: LookupFunction, host: string, options: { family?: number; all?: boolean } = {}) =>
+    new Promise<{ error: unknown; address: unknown; family?: number }>((resolve) =>
+      lookup(host, options, (error, address, family) => resolve({ error, address, family })),
+    );
+
+  it('answers one address or all of them, of the family asked for', async () => {
+    const guarded = createGuardedLookup([], async () => ['2606:4700::1111', '93.184.216.34']);
+    expect(await answer(guarded, 'vendor.example')).toEqual({ error: null, address: '2606:4700::1111', family: 6 });
+    expect(await answer(guarded, 'vendor.example', { family: 4 })).toEqual({ error: null, address: '93.184.216.34', family: 4 });
+    expect(await answer(guarded, 'vendor.example', { all: true })).toMatchObject({
+      error: null,
+      address: [
+        { address: '2606:4700::1111', family: 6 },
+        { address: '93.184.216.34', family: 4 },
+      ],
+    });
+  });
+
+  it('refuses a name with an internal address unless the host or the address is allowed', async () => {
+    const lookup = async () => ['93.184.216.34', '10.1.2.3'];
+    const refused = await answer(createGuardedLookup([], lookup), 'Relay.Internal', { all: true });
+    expect(refused.error).toBeInstanceOf(ProviderError);
+    expect(refused.error).toMatchObject({ retryable: false, message: 'Outbound request to relay.internal (10.1.2.3) refused: private address' });
+    for (const allow of [['relay.internal'], ['relay.internal:2525'], ['10.1.2.3'], ['10.0.0.0/8']]) {
+      expect((await answer(createGuardedLookup(allow, lookup), 'relay.internal', { family: 4 })).error).toBeNull();
+    }
+    expect((await answer(createGuardedLookup(['192.168.0.0/16'], lookup), 'relay.internal')).error).toBeInstanceOf(ProviderError);
   });
 });

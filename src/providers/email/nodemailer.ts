@@ -1,3 +1,4 @@
+import { isIP, type LookupFunction } from 'node:net';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Credentials } from '../../domain/types.js';
@@ -22,16 +23,23 @@ function tlsOptionsOf(credentials: Credentials): Record<string, unknown> | undef
   }
 }
 
-export function transportOptions(credentials: Credentials, timeoutMs: number): SMTPTransport.Options {
+/**
+ * nodemailer's options. `address`, when given, is the address the host was resolved to by the outbound guard:
+ * nodemailer connects to it (an IP host is not resolved again) and still verifies TLS (and sends SNI) for the
+ * configured host name, unless the credentials' tlsOptions name another servername.
+ */
+export function transportOptions(credentials: Credentials, timeoutMs: number, address?: string): SMTPTransport.Options {
+  const host = requiredCredential(credentials, 'host', ID);
   const user = optionalCredential(credentials, 'user');
   const password = optionalCredential(credentials, 'password');
+  const tls = tlsOptionsOf(credentials);
   return {
-    host: requiredCredential(credentials, 'host', ID),
+    host: address ?? host,
     port: Number(requiredCredential(credentials, 'port', ID)),
     secure: booleanCredential(credentials, 'secure') ?? false,
     requireTLS: booleanCredential(credentials, 'requireTls') ?? false,
     ignoreTLS: booleanCredential(credentials, 'ignoreTls') ?? false,
-    tls: tlsOptionsOf(credentials),
+    tls: address ? { servername: host, ...tls } : tls,
     auth: user ? { user, pass: password } : undefined,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
@@ -47,18 +55,43 @@ function smtpError(error: unknown): ProviderError {
   return new ProviderError(`SMTP: ${smtp.message ?? String(error)}`, retryable, smtp.response, smtp.responseCode);
 }
 
-async function guard(credentials: Credentials, ctx: ProviderContext): Promise<void> {
+/**
+ * The outbound guard, before and at connection time. nodemailer takes no custom lookup and would resolve the host
+ * again after the check (a DNS-rebinding window), so a host name is resolved once here through the context's
+ * guarded lookup, and nodemailer is given that address. Returns it, or undefined when nodemailer is to connect to
+ * the host as configured (an IP literal, or a context without a guarded lookup).
+ */
+async function guard(credentials: Credentials, ctx: ProviderContext): Promise<string | undefined> {
   const host = requiredCredential(credentials, 'host', ID);
   const port = requiredCredential(credentials, 'port', ID);
   await ctx.assertAllowed?.(`smtp://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  if (!ctx.guardedLookup || isIP(host)) return undefined;
+  return resolveOnce(ctx.guardedLookup, host);
+}
+
+/** One address for `host` (IPv4 first, as nodemailer's own resolution prefers), through the guarded lookup. */
+function resolveOnce(lookup: LookupFunction, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    lookup(host, { all: true }, (error, answer) => {
+      if (error) {
+        const code = (error as { code?: string }).code ?? error.message;
+        reject(error instanceof ProviderError ? error : new ProviderError(`SMTP: DNS lookup for ${host} failed (${code})`, true));
+        return;
+      }
+      const addresses = (Array.isArray(answer) ? answer : [{ address: answer, family: isIP(answer) }]).filter((a) => isIP(a.address));
+      const chosen = addresses.find((a) => a.family === 4) ?? addresses[0];
+      if (chosen) resolve(chosen.address);
+      else reject(new ProviderError(`SMTP: DNS lookup for ${host} failed (no address)`, true));
+    });
+  });
 }
 
 export const nodemailerProvider: ChannelProvider<'email'> = {
   id: ID,
   channel: 'email',
   async send(credentials, message, ctx) {
-    await guard(credentials, ctx);
-    const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs));
+    const address = await guard(credentials, ctx);
+    const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs, address));
     try {
       const info = await transporter.sendMail(toMailOptions(formatAddress(senderOf(credentials, message, ID)), message));
       return { id: info.messageId, date: new Date().toISOString(), raw: info.response };
@@ -70,8 +103,8 @@ export const nodemailerProvider: ChannelProvider<'email'> = {
   },
   /** Connects and authenticates (SMTP verify) without sending anything. */
   async check(credentials, ctx) {
-    await guard(credentials, ctx);
-    const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs));
+    const address = await guard(credentials, ctx);
+    const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs, address));
     try {
       await transporter.verify();
     } catch (error) {

@@ -1,4 +1,5 @@
 import { connect, constants, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
+import type { LookupFunction } from 'node:net';
 import { importPKCS8, SignJWT } from 'jose';
 import type { Credentials } from '../../domain/types.js';
 import { booleanCredential, optionalCredential, requiredCredential } from '../credential-values.js';
@@ -93,10 +94,14 @@ function post(session: ClientHttp2Session, headers: OutgoingHttpHeaders, body: s
   });
 }
 
-/** Opens the HTTP/2 session, failing fast (as a retryable error) when the connection cannot be made. */
-function openSession(origin: string, timeoutMs: number): Promise<ClientHttp2Session> {
+/**
+ * Opens the HTTP/2 session, failing fast (as a retryable error) when the connection cannot be made. `lookup` is the
+ * context's guarded lookup: the address connected to is one the outbound guard accepted (no DNS rebinding between
+ * the check and the connection); its refusal is the session's error.
+ */
+function openSession(origin: string, timeoutMs: number, lookup: LookupFunction | undefined): Promise<ClientHttp2Session> {
   return new Promise((resolve, reject) => {
-    const session = connect(origin);
+    const session = lookup ? connect(origin, { lookup }) : connect(origin);
     const timer = setTimeout(() => {
       session.destroy();
       reject(Object.assign(new Error('timeout'), { name: 'TimeoutError' }));
@@ -123,7 +128,7 @@ export const apnsProvider: ChannelProvider<'push'> = {
     await ctx.assertAllowed?.(origin);
     let session: ClientHttp2Session;
     try {
-      session = await openSession(origin, ctx.timeoutMs);
+      session = await openSession(origin, ctx.timeoutMs, ctx.guardedLookup);
     } catch (error) {
       throw toProviderError(error, origin, ctx.timeoutMs);
     }

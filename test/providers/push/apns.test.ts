@@ -77,6 +77,35 @@ describe('apns (HTTP/2)', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('refuses a name that resolved to a public address for the check and to loopback when connecting (DNS rebinding)', async () => {
+    let lookups = 0;
+    // First answer (the check before connecting): public. Later ones (the connection's): loopback. "localhost" is a name
+    // the system resolver answers with a loopback address, so a second resolution by node:http2 itself would reach the fake.
+    const lookup = async () => (++lookups === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
+    const rebinding = createProviderContext({ timeoutMs: 500, userAgent: 'UA', allow: [], lookup });
+    const port = new URL(fake.url).port;
+    const error = await providerFailure(apnsProvider.send({ ...credentials(), baseUrl: `http://localhost:${port}` }, message, rebinding));
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe('Outbound request to localhost (127.0.0.1) refused: loopback address');
+    expect(lookups).toBe(2);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('connects an allowed host name to the address its guarded lookup answered', async () => {
+    let lookups = 0;
+    const lookup = async () => {
+      lookups += 1;
+      return ['127.0.0.1'];
+    };
+    const port = new URL(fake.url).port;
+    const allowed = createProviderContext({ timeoutMs: 500, userAgent: 'UA', allow: [`push.herald.test:${port}`], lookup });
+    const result = await apnsProvider.send({ ...credentials(), baseUrl: `http://push.herald.test:${port}` }, { ...message, target: ['aaaa'] }, allowed);
+    expect(result.id).toBe('apns-uuid-1');
+    // The check before connecting needs no lookup for a host the allow list names: this one is the connection's.
+    expect(lookups).toBe(1);
+    expect(fake.requests.map((r) => [r.headers[':path'], r.headers[':authority']])).toEqual([['/3/device/aaaa', `push.herald.test:${port}`]]);
+  });
+
   it('check() signs a token with the key; a non-EC key fails', async () => {
     await apnsProvider.check!(credentials(), ctx);
     const error = await providerFailure(apnsProvider.check!({ ...credentials(), secretKey: 'not a key' }, ctx));
