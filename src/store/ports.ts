@@ -166,6 +166,8 @@ export interface NotificationRepository {
   create(event: NotificationEvent): Promise<void>;
   /** Inserts many events (without jobs) with multi-row statements; call it inside a transaction. */
   createMany(events: NotificationEvent[]): Promise<void>;
+  /** Inserts the event and its jobs with their execution details, all or nothing (in one statement on PostgreSQL). */
+  createWithJobs(event: NotificationEvent, jobs: StoredJob[]): Promise<void>;
   /** The event with its jobs and each job's execution details. */
   get(environmentId: string, id: string): Promise<NotificationEvent | undefined>;
   /** Which of these ids are taken, and by which subscriber and transaction (no documents read). */
@@ -193,12 +195,11 @@ export interface JobRepository {
   createMany(jobs: StoredJob[]): Promise<void>;
   get(environmentId: string, id: string): Promise<StoredJob | undefined>;
   listForNotification(environmentId: string, notificationId: string): Promise<StoredJob[]>;
-  /** Replaces the stored job (status, digest, document) but not its execution details. */
-  save(job: StoredJob): Promise<void>;
-  addExecutionDetail(
-    job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>,
-    detail: ExecutionDetail,
-  ): Promise<void>;
+  /**
+   * Replaces the stored job (status, digest, document) but not its execution details; with `detail`, also adds that
+   * one execution detail, both or neither.
+   */
+  save(job: StoredJob, detail?: ExecutionDetail): Promise<void>;
 }
 
 // ---- workflows -----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { ExecutionDetail, Job } from '../../domain/types.js';
 import type { JobRepository, StoredJob } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
@@ -6,6 +6,7 @@ import { environmentIs } from './plan-hints.js';
 import type { Database, ExecutionDetailsTable, JobsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
+import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type JobRow = Selectable<JobsTable>;
@@ -21,13 +22,7 @@ export class SqlJobRepository implements JobRepository {
   ) {}
 
   async createMany(jobs: StoredJob[]): Promise<void> {
-    for (const batch of chunks(jobs, INSERT_BATCH)) {
-      await insertJobs.execute(this.db, this.options.dialect, batch.map(toJobRow));
-      const details = batch.flatMap((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
-      for (const detailBatch of chunks(details, INSERT_BATCH)) {
-        await insertDetails.execute(this.db, this.options.dialect, detailBatch);
-      }
-    }
+    for (const statement of jobInsertStatements(this.db, this.options.dialect, jobs)) await this.db.executeQuery(statement);
   }
 
   async get(environmentId: string, id: string): Promise<StoredJob | undefined> {
@@ -41,14 +36,35 @@ export class SqlJobRepository implements JobRepository {
     return (await loadJobsWithDetails(this.db, environmentId, [notificationId])).get(notificationId) ?? [];
   }
 
-  async save(job: StoredJob): Promise<void> {
+  async save(job: StoredJob, detail?: ExecutionDetail): Promise<void> {
     const { id: _id, environment_id: _env, notification_id: _n, created_at: _c, ...changes } = toJobRow(job);
-    await updateJob.execute(this.db, this.options.dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
+    const update = updateJob.compile(this.db, this.options.dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
+    if (!detail) {
+      await this.db.executeQuery(update);
+      return;
+    }
+    const insert = insertDetails.compile(this.db, this.options.dialect, [toDetailRow(job, detail)]);
+    if (this.options.dialect === 'postgres') {
+      await this.db.executeQuery(oneStatement([update], insert));
+      return;
+    }
+    const write = async (db: Kysely<Database>) => {
+      await db.executeQuery(update);
+      await db.executeQuery(insert);
+    };
+    await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
   }
+}
 
-  async addExecutionDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void> {
-    await insertDetails.execute(this.db, this.options.dialect, [toDetailRow(job, detail)]);
+/** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */
+export function jobInsertStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], jobs: StoredJob[]): CompiledQuery<unknown>[] {
+  const statements: CompiledQuery<unknown>[] = [];
+  for (const batch of chunks(jobs, INSERT_BATCH)) {
+    statements.push(insertJobs.compile(db, dialect, batch.map(toJobRow)));
+    const details = batch.flatMap((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
+    for (const detailBatch of chunks(details, INSERT_BATCH)) statements.push(insertDetails.compile(db, dialect, detailBatch));
   }
+  return statements;
 }
 
 // The statements of the delivery path, compiled once (see ReusableQuery).

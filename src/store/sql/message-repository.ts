@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import type { MarkAs, Message, Page } from '../../domain/types.js';
 import type { MessageListFilter, MessageRepository } from '../ports.js';
@@ -7,6 +7,7 @@ import type { Database, MessageCountersTable, MessagesTable } from './schema.js'
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { environmentIs } from './plan-hints.js';
+import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type MessageRow = Selectable<MessagesTable>;
@@ -42,8 +43,8 @@ export class SqlMessageRepository implements MessageRepository {
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
     const row = toRow(message, externalSubscriberId);
-    const inserted = await this.withTransaction((db) => this.insertCounted(db, [row]));
-    if (inserted.length > 0 || !message._jobId) return { message, created: true };
+    const created = this.options.dialect === 'postgres' && row.deleted === 0 ? await this.insertCountedAsOneStatement(row) : (await this.withTransaction((db) => this.insertCounted(db, [row]))).length > 0;
+    if (created || !message._jobId) return { message, created: true };
     const existing = await this.findByJobId(message._environmentId, message._jobId);
     if (!existing) throw new Error(`message for job ${message._jobId} conflicted but cannot be read`);
     return { message: existing, created: false };
@@ -244,6 +245,29 @@ export class SqlMessageRepository implements MessageRepository {
     return inserted;
   }
 
+  /**
+   * PostgreSQL: insertCounted for one message as one statement (one round trip, no BEGIN/COMMIT): the insert is a CTE
+   * and the counter upsert reads its RETURNING rows, so a rerun whose insert is skipped changes no counter.
+   * True when the message was inserted.
+   */
+  private async insertCountedAsOneStatement(row: MessageRow): Promise<boolean> {
+    const deltas = new MessageCounterDeltas(this.options.dialect);
+    deltas.add(row, 1);
+    const counters: Record<string, unknown> = {};
+    deltas.take().forEach((counter, index) => {
+      counters[`environment${index}`] = counter.environment_id;
+      counters[`scope${index}`] = counter.scope;
+      counters[`shard${index}`] = counter.shard;
+      counters[`count${index}`] = counter.count;
+    });
+    const statement = oneStatement(
+      [{ name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) }],
+      upsertCountersIfInserted.compile(this.db, this.options.dialect, counters),
+    );
+    const result = await this.db.executeQuery(statement);
+    return Number(result.numAffectedRows ?? 0) > 0;
+  }
+
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
   private withTransaction<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.isTransaction ? work(this.db) : this.db.transaction().execute(work);
@@ -308,13 +332,19 @@ export class MessageCounterDeltas {
   }
 
   /**
-   * Rows in one fixed order: concurrent PostgreSQL transactions then lock shared counter rows in the same order
-   * and cannot deadlock on them. (An upsert may also not touch one row twice, hence the summing.)
+   * The changed counter rows, summed, in one fixed order (and forgotten): concurrent PostgreSQL transactions then lock
+   * shared counter rows in the same order and cannot deadlock on them. (An upsert may also not touch one row twice,
+   * hence the summing.)
    */
-  async apply(db: Kysely<Database>): Promise<void> {
+  take(): MessageCountersTable[] {
     const rows = [...this.deltas.values()].filter((row) => row.count !== 0).sort(compareCounterRows);
     this.deltas.clear();
-    for (const batch of chunks(rows, INSERT_BATCH)) {
+    return rows;
+  }
+
+  /** Writes the changes, as `take` orders them. */
+  async apply(db: Kysely<Database>): Promise<void> {
+    for (const batch of chunks(this.take(), INSERT_BATCH)) {
       await upsertCounters.execute(db, this.dialect, batch);
     }
   }
@@ -331,6 +361,24 @@ const insertMessages = new ReusableInsert('messages', (query) => query.onConflic
 const upsertCounters = new ReusableInsert('message_counters', (query) =>
   query.onConflict((oc) => oc.columns(['environment_id', 'scope', 'shard']).doUpdateSet({ count: sql<number>`message_counters.count + excluded.count` })),
 );
+
+/**
+ * The counter upsert of a message insert that runs as the CTE `inserted` (see insertCountedAsOneStatement): rows
+ * given as `environment<i>`, `scope<i>`, `shard<i>`, `count<i>` for i = 0, 1, ..., written only when `inserted`
+ * returned a row, in the order given (take's order, as the multi-row upsert of `apply` writes them: an ORDER BY here
+ * would sort by the database's collation, not the same order).
+ */
+const upsertCountersIfInserted = new ReusableQuery((db, p: Record<string, unknown>) => {
+  const rows: RawBuilder<unknown>[] = [];
+  for (let index = 0; `scope${index}` in p; index++) {
+    rows.push(sql`(${p[`environment${index}`]}::text, ${p[`scope${index}`]}::text, ${p[`shard${index}`]}::integer, ${p[`count${index}`]}::integer)`);
+  }
+  const statement = sql`insert into message_counters (environment_id, scope, shard, count)
+    select environment_id, scope, shard, count from (values ${sql.join(rows)}) as changes (environment_id, scope, shard, count)
+    where exists (select 1 from inserted)
+    on conflict (environment_id, scope, shard) do update set count = message_counters.count + excluded.count`;
+  return { compile: () => statement.compile(db) };
+});
 
 function compareCounterRows(a: MessageCountersTable, b: MessageCountersTable): number {
   if (a.environment_id !== b.environment_id) return a.environment_id < b.environment_id ? -1 : 1;

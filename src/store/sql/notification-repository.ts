@@ -1,12 +1,13 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import type { NotificationEvent, Page } from '../../domain/types.js';
-import type { NotificationListFilter, NotificationOwner, NotificationRepository } from '../ports.js';
+import type { NotificationListFilter, NotificationOwner, NotificationRepository, StoredJob } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
-import { loadJobsWithDetails } from './job-repository.js';
+import { jobInsertStatements, loadJobsWithDetails } from './job-repository.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
 
@@ -14,6 +15,12 @@ type NotificationRow = Selectable<NotificationsTable>;
 
 /** Rows per multi-row INSERT, well under the databases' bound-parameter limits. */
 const INSERT_BATCH = 200;
+
+/**
+ * An event with more jobs than this many parameters (PostgreSQL's limit per statement is 65,535) is written as several
+ * statements in a transaction rather than as one.
+ */
+const ONE_STATEMENT_MAX_PARAMETERS = 30_000;
 
 /** Event fields held in columns (or, for jobs, in their own table); the rest is the JSON document. */
 const COLUMN_FIELDS = [
@@ -32,6 +39,24 @@ export class SqlNotificationRepository implements NotificationRepository {
     const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
     await insertNotifications.execute(this.db, this.options.dialect, [row]);
     await this.insertTopics(event, row.created_at);
+  }
+
+  async createWithJobs(event: NotificationEvent, jobs: StoredJob[]): Promise<void> {
+    const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
+    const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
+    const topics = await this.topicsStatement(event, row.created_at);
+    const statements = [insertNotifications.compile(this.db, this.options.dialect, [row])];
+    if (topics) statements.push(topics);
+    statements.push(...jobInsertStatements(this.db, this.options.dialect, jobs));
+    const parameters = statements.reduce((sum, statement) => sum + statement.parameters.length, 0);
+    if (this.options.dialect === 'postgres' && parameters <= ONE_STATEMENT_MAX_PARAMETERS) {
+      await this.db.executeQuery(oneStatement(statements.slice(0, -1), statements[statements.length - 1]));
+      return;
+    }
+    const write = async (db: Kysely<Database>) => {
+      for (const statement of statements) await db.executeQuery(statement);
+    };
+    await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
   }
 
   async createMany(events: NotificationEvent[]): Promise<void> {
@@ -151,8 +176,14 @@ export class SqlNotificationRepository implements NotificationRepository {
    * the event's stored created_at (the topicKey list orders by it).
    */
   private async insertTopics(event: NotificationEvent, createdAt: string): Promise<void> {
+    const statement = await this.topicsStatement(event, createdAt);
+    if (statement) await this.db.executeQuery(statement);
+  }
+
+  /** The insert of insertTopics (its subscriptions read now), or undefined when the event came through no topic. */
+  private async topicsStatement(event: NotificationEvent, createdAt: string): Promise<CompiledQuery<unknown> | undefined> {
     const topics = event.topics ?? [];
-    if (topics.length === 0) return;
+    if (topics.length === 0) return undefined;
     const subscriptions = await this.db
       .selectFrom('topic_subscriptions')
       .select(['id', 'topic_id'])
@@ -162,7 +193,7 @@ export class SqlNotificationRepository implements NotificationRepository {
       .execute();
     const subscriptionByTopic = new Map(subscriptions.map((s) => [s.topic_id, s.id]));
     const unique = [...new Map(topics.map((topic) => [topic._topicId, topic])).values()];
-    await this.db
+    return this.db
       .insertInto('notification_topics')
       .values(
         unique.map((topic) => ({
@@ -174,8 +205,9 @@ export class SqlNotificationRepository implements NotificationRepository {
           created_at: createdAt,
         })),
       )
-      .execute();
+      .compile();
   }
+
 }
 
 /**

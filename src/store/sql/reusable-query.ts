@@ -19,6 +19,11 @@ export class ReusableQuery<P extends Record<string, unknown>, R = unknown> {
   constructor(private readonly build: (db: Kysely<Database>, params: P) => Compilable<R>) {}
 
   async execute(db: Kysely<Database>, dialect: SqlDialectName, params: P): Promise<QueryResult<R>> {
+    return (await db.executeQuery(this.compile(db, dialect, params))) as QueryResult<R>;
+  }
+
+  /** The statement with these values, not executed (to be combined with others, see `oneStatement`). */
+  compile(db: Kysely<Database>, dialect: SqlDialectName, params: P): CompiledQuery<unknown> {
     const names = definedNames(params);
     const key = `${dialect}|${names.join(',')}`;
     let shape = this.shapes.get(key);
@@ -26,7 +31,7 @@ export class ReusableQuery<P extends Record<string, unknown>, R = unknown> {
       shape = compileShape(this.build(db, placeholders(names) as P).compile(), names);
       this.shapes.set(key, shape);
     }
-    return (await db.executeQuery(shape.bind(names.map((name) => params[name])))) as QueryResult<R>;
+    return shape.bind(names.map((name) => params[name]));
   }
 }
 
@@ -43,10 +48,15 @@ export class ReusableInsert<T extends keyof Database & string> {
   ) {}
 
   async execute(db: Kysely<Database>, dialect: SqlDialectName, records: ReadonlyArray<object>): Promise<QueryResult<unknown>> {
+    return db.executeQuery(this.compile(db, dialect, records));
+  }
+
+  /** The statement for these rows, not executed (to be combined with others, see `oneStatement`). */
+  compile(db: Kysely<Database>, dialect: SqlDialectName, records: ReadonlyArray<object>): CompiledQuery<unknown> {
     const rows = records as ReadonlyArray<Record<string, unknown>>;
     const names = definedNames(rows[0] ?? {});
     const sameColumns = rows.every((row) => sameDefinedNames(row, names));
-    if (rows.length === 0 || !sameColumns) return db.executeQuery(this.configure(db.insertInto(this.table).values(rows as never)));
+    if (rows.length === 0 || !sameColumns) return this.configure(db.insertInto(this.table).values(rows as never)).compile();
     const key = `${dialect}|${rows.length}|${names.join(',')}`;
     let shape = this.shapes.get(key);
     if (!shape) {
@@ -57,7 +67,7 @@ export class ReusableInsert<T extends keyof Database & string> {
     }
     const values: unknown[] = [];
     for (const row of rows) for (const name of names) values.push(row[name]);
-    return db.executeQuery(shape.bind(values));
+    return shape.bind(values);
   }
 }
 

@@ -46,8 +46,7 @@ export async function setJobStatus(
 ): Promise<void> {
   job.status = status;
   job.updatedAt = isoNow(deps.clock);
-  await store.jobs.save(job);
-  if (detail) await store.jobs.addExecutionDetail(job, detail);
+  await store.jobs.save(job, detail);
 }
 
 /** The jobs of the same event as `job`, typed as stored (the notification repository returns them so). */

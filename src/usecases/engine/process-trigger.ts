@@ -173,10 +173,7 @@ async function createEvent(
     if (step.type === 'digest') job.digest = digestMetadataOf(step.controls);
     return job;
   });
-  await deps.store.transaction(async (store) => {
-    await store.notifications.create(event);
-    if (jobs.length > 0) await store.jobs.createMany(jobs);
-  });
+  await deps.store.notifications.createWithJobs(event, jobs);
   if (jobs.length === 0) return { followUps: [] };
   return {
     followUps: [{ environmentId: env, jobId: jobs[0]._id, dedupeKey: dedupeKeys.step(jobs[0]._id) }],

@@ -98,6 +98,8 @@ for (const implementation of implementations) {
         const rerun = await store.messages.create({ ...message, _id: newId() });
         expect(rerun.created).toBe(false);
         expect(rerun.message._id).toBe(message._id);
+        // The subscriber's counter (its totalCount) counts the message once: the skipped rerun changed no counter.
+        expect(await store.messages.list(scope.environmentId, { subscriberId: subscriber.subscriberId, page: 0, limit: 5 })).toMatchObject({ totalCount: 1 });
 
         const bulk = [buildMessage(subscriber), buildMessage(subscriber), { ...buildMessage(subscriber), _jobId: message._jobId }];
         await store.transaction((tx) => tx.messages.createMany(bulk));
@@ -146,8 +148,8 @@ for (const implementation of implementations) {
         expect(await store.jobs.listForNotification(scope.environmentId, event._id)).toEqual(jobs);
 
         const job = jobs[1];
-        await store.jobs.save({ ...job, status: 'failed', providerId: 'ses', updatedAt: '2030-01-01T00:00:00.000Z', executionDetails: [] });
-        await store.jobs.addExecutionDetail(job, { _id: newId(), createdAt: '2030-01-01T00:00:00.000Z', status: 'Failed', detail: 'bounced', isRetry: true, isTest: false, source: 'Webhook', raw: null });
+        const bounced = { _id: newId(), createdAt: '2030-01-01T00:00:00.000Z', status: 'Failed', detail: 'bounced', isRetry: true, isTest: false, source: 'Webhook', raw: null } as const;
+        await store.jobs.save({ ...job, status: 'failed', providerId: 'ses', updatedAt: '2030-01-01T00:00:00.000Z', executionDetails: [] }, bounced);
         const reread = await store.jobs.get(scope.environmentId, job._id);
         expect(reread).toMatchObject({ status: 'failed', providerId: 'ses', updatedAt: '2030-01-01T00:00:00.000Z' });
         expect(reread!.executionDetails.map((d) => d.status)).toEqual(['Pending', 'Success', 'Failed']);
@@ -158,6 +160,50 @@ for (const implementation of implementations) {
         const byChannel = await store.notifications.list(scope.environmentId, { channels: ['push'], page: 0, limit: 10 });
         expect(byChannel.data.map((e) => e._id)).toEqual([event._id]);
         expect((await store.notifications.list(scope.environmentId, { channels: ['digest'], page: 0, limit: 10, transactionId: event.transactionId })).data).toEqual([]);
+      });
+
+      it('stores an event with its jobs in one call, all or nothing', async () => {
+        const subscriber = await insertSubscriber(store, scope);
+        const at = new Date().toISOString();
+        await store.topics.create({ _id: newId(), _environmentId: scope.environmentId, _organizationId: scope.organizationId, key: 't-with-jobs', createdAt: at, updatedAt: at });
+        const topic = (await store.topics.getByKey(scope.environmentId, 't-with-jobs'))!;
+        const built = buildNotificationEvent(subscriber, { channels: ['in_app', 'delay', 'email'], topics: [{ _topicId: topic._id, topicKey: topic.key }] });
+        await store.notifications.createWithJobs(built.event, built.jobs);
+        const stored = await store.notifications.get(scope.environmentId, built.event._id);
+        const { jobs: _jobs, ...event } = built.event;
+        expect(stored).toMatchObject(event);
+        expect(stored!.jobs).toEqual(built.jobs);
+        const byTopic = await store.notifications.list(scope.environmentId, { topicKey: 't-with-jobs', page: 0, limit: 10 });
+        expect(byTopic.data.map((e) => e._id)).toEqual([built.event._id]);
+
+        // A job id already taken: the statement fails and leaves neither the event nor any of its jobs behind.
+        const failing = buildNotificationEvent(subscriber, { channels: ['in_app', 'email'] });
+        const jobs = [failing.jobs[0], { ...failing.jobs[1], _id: built.jobs[0]._id }];
+        await expect(store.notifications.createWithJobs(failing.event, jobs)).rejects.toThrow();
+        expect(await store.notifications.get(scope.environmentId, failing.event._id)).toBeUndefined();
+        expect(await store.jobs.get(scope.environmentId, failing.jobs[0]._id)).toBeUndefined();
+        expect(await store.jobs.listForNotification(scope.environmentId, failing.event._id)).toEqual([]);
+
+        // An event without jobs is a single insert.
+        const bare = buildNotificationEvent(subscriber, { channels: [] });
+        await store.notifications.createWithJobs(bare.event, []);
+        expect(await store.notifications.get(scope.environmentId, bare.event._id)).toMatchObject({ _id: bare.event._id, jobs: [] });
+      });
+
+      it('saves a job and its new execution detail both or neither', async () => {
+        const subscriber = await insertSubscriber(store, scope);
+        const event = await insertNotificationEvent(store, subscriber, { channels: ['in_app'] });
+        const [job] = event.jobs;
+        const [pending] = job.executionDetails;
+        // The detail's id is taken (the job's own Pending detail): the status change must not be kept either.
+        expect(job.status).toBe('completed');
+        await expect(store.jobs.save({ ...job, status: 'failed' }, { ...pending, detail: 'again' })).rejects.toThrow();
+        expect(await store.jobs.get(scope.environmentId, job._id)).toMatchObject({ status: 'completed' });
+        const done = { ...pending, _id: newId(), createdAt: '2030-01-01T00:00:00.000Z', status: 'Failed', detail: 'done' } as const;
+        await store.jobs.save({ ...job, status: 'failed' }, done);
+        const saved = await store.jobs.get(scope.environmentId, job._id);
+        expect(saved).toMatchObject({ status: 'failed' });
+        expect(saved!.executionDetails.map((d) => d.detail)).toEqual([...job.executionDetails.map((d) => d.detail), 'done']);
       });
 
       it('leaves null profile fields out of the event subscriber', async () => {

@@ -1,0 +1,49 @@
+import { CompiledQuery } from 'kysely';
+
+/** A statement to run before the main one, under a name the statements after it may read (its RETURNING rows). */
+export interface NamedStatement {
+  name: string;
+  query: CompiledQuery<unknown>;
+}
+
+/**
+ * PostgreSQL: several writes sent as one statement, so one round trip instead of one per statement plus BEGIN and
+ * COMMIT, and still all or nothing (a single statement is atomic, inside a transaction or not). Every statement but
+ * the last becomes a data-modifying CTE, `WITH s0 AS (...), s1 AS (...) <last>`, and the result is the last one's.
+ * In the scale-out benchmark each round trip costs the API/worker process a socket write and a read, the largest
+ * part of its CPU per trigger, which is why the hot write paths use this.
+ *
+ * The sub-statements see one snapshot and do not see each other's rows (PostgreSQL runs them as one query), so
+ * combine only statements that do not read what an earlier one wrote, except through a named statement's
+ * RETURNING rows. No foreign keys relate Herald's tables, so the order in which PostgreSQL applies them does not
+ * matter. Statements must come from Kysely's compiler (every value a `$n` parameter); the parameters of each are
+ * renumbered after those of the statements before it.
+ */
+export function oneStatement(before: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, last: CompiledQuery<unknown>): CompiledQuery<unknown> {
+  if (before.length === 0) return last;
+  const parameters: unknown[] = [];
+  const add = (query: CompiledQuery<unknown>): string => {
+    if (/^\s*with\b/i.test(query.sql)) throw new Error('oneStatement: a statement with its own WITH cannot become a CTE');
+    const text = renumberParameters(query.sql, parameters.length);
+    parameters.push(...query.parameters);
+    return text;
+  };
+  const ctes = before.map((statement, index) => {
+    const named = 'name' in statement ? statement : { name: `s${index}`, query: statement };
+    if (!/^[a-z_][a-z0-9_]*$/.test(named.name)) throw new Error(`oneStatement: invalid statement name ${named.name}`);
+    return `${named.name} as (${add(named.query)})`;
+  });
+  const main = add(last);
+  return CompiledQuery.raw(`with ${ctes.join(', ')} ${main}`, parameters);
+}
+
+/**
+ * Adds `offset` to every `$n` parameter reference of a PostgreSQL statement. Quoted identifiers and string literals
+ * are copied unchanged, so a `$1` inside one is not a parameter.
+ */
+export function renumberParameters(text: string, offset: number): string {
+  if (offset === 0) return text;
+  return text.replace(/"(?:[^"]|"")*"|'(?:[^']|'')*'|\$(\d+)/g, (token, number: string | undefined) =>
+    number === undefined ? token : `$${Number(number) + offset}`,
+  );
+}

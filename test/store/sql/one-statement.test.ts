@@ -1,0 +1,39 @@
+import { CompiledQuery } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { oneStatement, renumberParameters } from '../../../src/store/sql/one-statement.js';
+
+describe('renumberParameters', () => {
+  it('shifts every $n by the offset', () => {
+    expect(renumberParameters('insert into "t" ("a", "b") values ($1, $2), ($3, $10)', 4)).toBe('insert into "t" ("a", "b") values ($5, $6), ($7, $14)');
+  });
+
+  it('leaves quoted identifiers and string literals alone, escaped quotes included', () => {
+    expect(renumberParameters(`select "col$1", 'it''s $2', $1 from "we""ird$3" where x = $2`, 2)).toBe(`select "col$1", 'it''s $2', $3 from "we""ird$3" where x = $4`);
+  });
+
+  it('changes nothing at offset 0', () => {
+    expect(renumberParameters('select $1', 0)).toBe('select $1');
+  });
+});
+
+describe('oneStatement', () => {
+  const insertA = CompiledQuery.raw('insert into "a" ("x", "y") values ($1, $2)', [1, 'one']);
+  const insertB = CompiledQuery.raw('insert into "b" ("z") values ($1) returning "id"', ['two']);
+  const update = CompiledQuery.raw('update "c" set "v" = $1 where "id" = $2', [3, 'c-1']);
+
+  it('turns the statements before the last into CTEs and numbers the parameters in order', () => {
+    const combined = oneStatement([insertA, { name: 'inserted', query: insertB }], update);
+    expect(combined.sql).toBe('with s0 as (insert into "a" ("x", "y") values ($1, $2)), inserted as (insert into "b" ("z") values ($3) returning "id") update "c" set "v" = $4 where "id" = $5');
+    expect(combined.parameters).toEqual([1, 'one', 'two', 3, 'c-1']);
+  });
+
+  it('returns the last statement unchanged when there is nothing before it', () => {
+    expect(oneStatement([], update)).toBe(update);
+  });
+
+  it('refuses statements that cannot be nested as CTEs and names that are not identifiers', () => {
+    const withClause = CompiledQuery.raw('with q as (select 1) insert into "a" select * from q', []);
+    expect(() => oneStatement([withClause], update)).toThrow(/own WITH/);
+    expect(() => oneStatement([{ name: 'bad name', query: insertA }], update)).toThrow(/invalid statement name/);
+  });
+});
