@@ -16,22 +16,14 @@ import { pruneInvalidDeviceTokens } from '../../usecases/subscriber-credentials/
  */
 export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const channel = run.job.type as DeliveryChannel;
+  if (channel === 'in_app') return deliverInApp(run);
   const { store, job } = run;
   const existing = await store.messages.findByJobId(job._environmentId, job._id);
   if (existing) return outcomeOfExisting(existing);
 
-  let controls: RenderedControls;
-  try {
-    controls = await run.renderer.renderControls(run.controls, run.templateContext);
-  } catch (error) {
-    if (error instanceof TemplateError) return { status: 'failed', detail: `Template could not be rendered: ${error.message}` };
-    throw error;
-  }
-
-  if (channel === 'in_app') {
-    await store.messages.create(buildMessage(run, channel, controls, { status: 'sent', providerId: 'novu' }));
-    return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
-  }
+  const rendered = await renderControls(run);
+  if (!rendered.ok) return rendered.outcome;
+  const { controls } = rendered;
 
   const choice = await selectIntegration(run, channel);
   if ('reason' in choice) return { status: 'skipped', detailStatus: 'Warning', detail: choice.reason };
@@ -74,6 +66,33 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
 function rawOf(result: SendResult): string | undefined {
   if (result.raw !== undefined) return result.raw;
   return result.tokenResults ? JSON.stringify({ id: result.id, tokenResults: result.tokenResults }) : undefined;
+}
+
+/**
+ * In-app delivery is storing the message, so a rerun needs no look-up first: the insert skips a job's second
+ * message and answers the first (one statement fewer per delivery). Only a template that no longer renders is
+ * checked against an earlier run's message, so a rerun reports what that run did.
+ */
+async function deliverInApp(run: StepRun): Promise<StepOutcome> {
+  const { store, job } = run;
+  const rendered = await renderControls(run);
+  if (!rendered.ok) {
+    const existing = await store.messages.findByJobId(job._environmentId, job._id);
+    return existing ? outcomeOfExisting(existing) : rendered.outcome;
+  }
+  const stored = await store.messages.create(buildMessage(run, 'in_app', rendered.controls, { status: 'sent', providerId: 'novu' }));
+  if (!stored.created) return outcomeOfExisting(stored.message);
+  return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
+}
+
+/** The step's controls rendered for the subscriber, or the failed outcome of a template that does not render. */
+async function renderControls(run: StepRun): Promise<{ ok: true; controls: RenderedControls } | { ok: false; outcome: StepOutcome }> {
+  try {
+    return { ok: true, controls: await run.renderer.renderControls(run.controls, run.templateContext) };
+  } catch (error) {
+    if (error instanceof TemplateError) return { ok: false, outcome: { status: 'failed', detail: `Template could not be rendered: ${error.message}` } };
+    throw error;
+  }
 }
 
 function outcomeOfExisting(message: Message): StepOutcome {
