@@ -43,7 +43,10 @@ export class SqlMessageRepository implements MessageRepository {
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
     const row = toRow(message, externalSubscriberId);
-    const created = this.options.dialect === 'postgres' && row.deleted === 0 ? await this.insertCountedAsOneStatement(row) : (await this.withTransaction((db) => this.insertCounted(db, [row]))).length > 0;
+    const created =
+      this.options.dialect === 'postgres' && row.deleted === 0
+        ? await this.insertCountedAsOneStatement(row)
+        : (await this.withTransaction((db) => this.insertCounted(db, [row]))).length > 0;
     if (created || !message._jobId) return { message, created: true };
     const existing = await this.findByJobId(message._environmentId, message._jobId);
     if (!existing) throw new Error(`message for job ${message._jobId} conflicted but cannot be read`);
