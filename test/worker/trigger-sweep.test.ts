@@ -33,14 +33,17 @@ describe('accepted-trigger sweep', () => {
     });
     expect(created).toBe(true);
 
+    // The trigger is marked processed after its first step ran (and stored the message): wait for both.
     const deadline = Date.now() + 10_000;
     let messages: any[] = [];
-    while (messages.length === 0 && Date.now() < deadline) {
+    let state: string | undefined;
+    while ((messages.length === 0 || state !== 'processed') && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       messages = await messagesOf(server, 'never-enqueued');
+      state = (await server.deps.store.triggers.get(server.devEnvironmentId, '6a1b2c3d4e5f60718293a4b5'))?.state;
     }
     expect(messages).toHaveLength(1);
     expect(messages[0].content).toBe('Swept 7');
-    expect((await server.deps.store.triggers.get(server.devEnvironmentId, '6a1b2c3d4e5f60718293a4b5'))?.state).toBe('processed');
+    expect(state).toBe('processed');
   });
 });
