@@ -8,6 +8,11 @@ import type { TriggerRecipient, TriggerRequest } from '../events/accept-trigger.
 /** One subscriber a trigger reaches, with how it was addressed (the event's `to` and `topics`). */
 export interface Recipient {
   subscriber: Subscriber;
+  /**
+   * `subscriber` is the record exactly as the store returned it (neither built nor changed here), so the event's
+   * first step may use it instead of reading it again.
+   */
+  asStored: boolean;
   to: Record<string, unknown>;
   topics: Array<{ _topicId: string; topicKey: string }>;
 }
@@ -26,13 +31,13 @@ export async function resolveRecipients(deps: Deps, trigger: TriggerRecord): Pro
   const request = trigger.request as TriggerRequest;
   const env = trigger.environmentId;
   const byId = new Map<string, Recipient>();
-  const add = (subscriber: Subscriber, to: Record<string, unknown>, topic?: { _topicId: string; topicKey: string }) => {
+  const add = (subscriber: Subscriber, to: Record<string, unknown>, topic?: { _topicId: string; topicKey: string }, asStored = true) => {
     const existing = byId.get(subscriber.subscriberId);
     if (existing) {
       if (topic && !existing.topics.some((t) => t._topicId === topic._topicId)) existing.topics.push(topic);
       return;
     }
-    byId.set(subscriber.subscriberId, { subscriber, to, topics: topic ? [topic] : [] });
+    byId.set(subscriber.subscriberId, { subscriber, asStored, to, topics: topic ? [topic] : [] });
   };
 
   if (request.broadcast) {
@@ -51,12 +56,14 @@ export async function resolveRecipients(deps: Deps, trigger: TriggerRecord): Pro
   const entries: TriggerRecipient[] = Array.isArray(request.to) ? request.to : request.to === undefined ? [] : [request.to];
   for (const entry of entries) {
     if (typeof entry === 'string') {
-      add(await upsertSubscriber(deps, trigger, { subscriberId: entry }), { subscriberId: entry });
+      const { subscriber, asStored } = await upsertSubscriber(deps, trigger, { subscriberId: entry });
+      add(subscriber, { subscriberId: entry }, undefined, asStored);
     } else if ('type' in entry && entry.type === 'Topic') {
       await addTopicSubscribers(deps, env, entry as { topicKey: string; exclude?: string[] }, add);
     } else {
       const definition = entry as { subscriberId: string } & Record<string, unknown>;
-      add(await upsertSubscriber(deps, trigger, definition), { ...definition });
+      const { subscriber, asStored } = await upsertSubscriber(deps, trigger, definition);
+      add(subscriber, { ...definition }, undefined, asStored);
     }
   }
   return [...byId.values()];
@@ -85,17 +92,24 @@ async function addTopicSubscribers(
   }
 }
 
-/** Finds the subscriber, creating it when unknown and updating the profile fields the definition carries. */
-async function upsertSubscriber(deps: Deps, trigger: TriggerRecord, definition: { subscriberId: string } & Record<string, unknown>): Promise<Subscriber> {
+/**
+ * Finds the subscriber, creating it when unknown and updating the profile fields the definition carries. `asStored`
+ * is false for a record built here (created or updated), which may differ from what the store returns (nulls).
+ */
+async function upsertSubscriber(
+  deps: Deps,
+  trigger: TriggerRecord,
+  definition: { subscriberId: string } & Record<string, unknown>,
+): Promise<{ subscriber: Subscriber; asStored: boolean }> {
   const env = trigger.environmentId;
   const existing = await deps.store.subscribers.findBySubscriberId(env, definition.subscriberId);
   const changes = profileChanges(definition);
   if (existing) {
     const changed = Object.entries(changes).some(([key, value]) => JSON.stringify(existing[key as keyof Subscriber]) !== JSON.stringify(value));
-    if (!changed) return existing;
+    if (!changed) return { subscriber: existing, asStored: true };
     const updated: Subscriber = { ...existing, ...changes, __v: existing.__v + 1, updatedAt: isoNow(deps.clock) };
     await deps.store.subscribers.save(updated);
-    return updated;
+    return { subscriber: updated, asStored: false };
   }
   const now = isoNow(deps.clock);
   const created: Subscriber = {
@@ -113,11 +127,11 @@ async function upsertSubscriber(deps: Deps, trigger: TriggerRecord, definition: 
   };
   try {
     await deps.store.subscribers.create(created);
-    return created;
+    return { subscriber: created, asStored: false };
   } catch (error) {
     // Another trigger created the same subscriberId a moment ago: use that one.
     const raced = await deps.store.subscribers.findBySubscriberId(env, definition.subscriberId);
-    if (raced) return raced;
+    if (raced) return { subscriber: raced, asStored: true };
     throw error;
   }
 }

@@ -129,10 +129,11 @@ function resumeAtOf(step: JobStep): number | undefined {
 
 async function loadRun(deps: Deps, store: Store, job: StoredJob, options: RunJobOptions): Promise<StepRun | undefined> {
   const loaded = options.loaded?.job === job ? options.loaded : undefined;
-  // The subscriber is always read: templates and filters must see it exactly as stored (nulls included).
+  // Templates and filters must see the subscriber exactly as stored (nulls included): it is read unless the trigger
+  // just read it (a subscriber the trigger created or changed is read back).
   const [event, subscriber, workflow] = await Promise.all([
     loaded ? loaded.event : store.notifications.get(job._environmentId, job._notificationId),
-    store.subscribers.get(job._environmentId, job._subscriberId),
+    loaded?.subscriber ?? store.subscribers.get(job._environmentId, job._subscriberId),
     loaded ? loaded.workflow : job._templateId ? store.workflows.get(job._environmentId, job._templateId) : Promise.resolve(undefined),
   ]);
   if (!event || !subscriber) return undefined;

@@ -41,6 +41,8 @@ export interface LoadedRecords {
   /** With its jobs (and their execution details) as stored. */
   event: NotificationEvent;
   workflow: Workflow;
+  /** The event's subscriber as the store returned it moments ago, when the caller read it (absent: read it). */
+  subscriber?: Subscriber;
   /** The trigger's `actor`, as the request carried it. */
   actor?: unknown;
 }

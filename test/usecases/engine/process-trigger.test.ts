@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TriggerRecord } from '../../../src/store/ports.js';
+import type { LoadedRecords } from '../../../src/usecases/engine/step-context.js';
 import { eventIdFor, processTrigger } from '../../../src/usecases/engine/process-trigger.js';
 import { insertNotificationEvent, insertSubscriber, scopeOf, type Scope } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
@@ -105,5 +106,59 @@ describe('processTrigger: where an event is placed', () => {
 
     await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
     expect((await eventsOf(server, 'placement-former')).map((event) => event._id)).toEqual([formerEventId(trigger, carol._id)]);
+  });
+});
+
+describe('processTrigger: the subscriber handed to the first step', () => {
+  let server: TestServer;
+  let scope: Scope;
+  let counter = 0x000900;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    scope = await scopeOf(server.deps.store, server.devEnvironmentId);
+    await createWorkflow(server, { workflowId: 'handoff', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hello' } }] });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** Processes a trigger to `to` and returns what the first step was handed (the step itself is not run). */
+  async function loadedFor(to: unknown): Promise<LoadedRecords> {
+    const now = new Date().toISOString();
+    const record: TriggerRecord = {
+      _id: triggerId(counter++),
+      environmentId: scope.environmentId,
+      organizationId: scope.organizationId,
+      transactionId: `handoff-${counter}`,
+      workflowId: 'handoff',
+      request: { name: 'handoff', to, payload: {} } as TriggerRecord['request'],
+      state: 'accepted',
+      createdAt: now,
+      updatedAt: now,
+    };
+    await server.deps.store.triggers.create(record);
+    let handed: LoadedRecords | undefined;
+    await processTrigger(server.deps, { environmentId: record.environmentId, triggerId: record._id }, {
+      runFirstStep: async (_followUp, loaded) => {
+        handed = loaded;
+        return false;
+      },
+    });
+    expect(handed).toBeDefined();
+    return handed!;
+  }
+
+  it('is the record just read for a known subscriber whose profile the trigger leaves as it is', async () => {
+    const dora = await insertSubscriber(server.deps.store, scope, { firstName: 'Dora' });
+    const stored = await server.deps.store.subscribers.get(scope.environmentId, dora._id);
+    expect((await loadedFor(dora.subscriberId)).subscriber).toEqual(stored);
+    expect((await loadedFor({ subscriberId: dora.subscriberId, firstName: 'Dora' })).subscriber).toEqual(stored);
+  });
+
+  it('is left out (the step reads the subscriber) when the trigger created it or changed its profile', async () => {
+    expect((await loadedFor('handoff-new')).subscriber).toBeUndefined();
+    const erin = await insertSubscriber(server.deps.store, scope, { firstName: 'Erin' });
+    expect((await loadedFor({ subscriberId: erin.subscriberId, firstName: 'Erinn' })).subscriber).toBeUndefined();
   });
 });
