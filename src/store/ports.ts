@@ -162,8 +162,6 @@ export interface NotificationOwner {
 }
 
 export interface NotificationRepository {
-  /** Inserts the event (without jobs; jobs are stored separately). */
-  create(event: NotificationEvent): Promise<void>;
   /** Inserts many events (without jobs) with multi-row statements; call it inside a transaction. */
   createMany(events: NotificationEvent[]): Promise<void>;
   /** Inserts the event and its jobs with their execution details, all or nothing (in one statement on PostgreSQL). */

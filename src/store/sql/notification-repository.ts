@@ -34,13 +34,6 @@ export class SqlNotificationRepository implements NotificationRepository {
     private readonly options: SqlStoreOptions,
   ) {}
 
-  async create(event: NotificationEvent): Promise<void> {
-    const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
-    const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
-    await insertNotifications.execute(this.db, this.options.dialect, [row]);
-    await this.insertTopics(event, row.created_at);
-  }
-
   async createWithJobs(event: NotificationEvent, jobs: StoredJob[]): Promise<void> {
     const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
     const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
@@ -207,7 +200,6 @@ export class SqlNotificationRepository implements NotificationRepository {
       )
       .compile();
   }
-
 }
 
 /**

@@ -198,7 +198,7 @@ for (const implementation of implementations) {
           }).event;
         });
         await store.transaction((tx) => tx.notifications.createMany(events.slice(0, 8)));
-        for (const event of events.slice(8)) await store.notifications.create(event);
+        for (const event of events.slice(8)) await store.notifications.createWithJobs(event, []);
 
         const newestFirst = (x: NotificationEvent, y: NotificationEvent) => (x.createdAt! === y.createdAt! ? (x._id < y._id ? 1 : -1) : x.createdAt! < y.createdAt! ? 1 : -1);
         const onTopic = (key: string) => (event: NotificationEvent) => event.topics!.some((t) => t.topicKey === key);

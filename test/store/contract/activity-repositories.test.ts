@@ -209,7 +209,7 @@ for (const implementation of implementations) {
       it('leaves null profile fields out of the event subscriber', async () => {
         const subscriber = await insertSubscriber(store, scope, { firstName: null, phone: null });
         const built = buildNotificationEvent(subscriber);
-        await store.notifications.create({ ...built.event, subscriber: { ...built.event.subscriber!, firstName: null, phone: null } as never });
+        await store.notifications.createWithJobs({ ...built.event, subscriber: { ...built.event.subscriber!, firstName: null, phone: null } as never }, []);
         const stored = await store.notifications.get(scope.environmentId, built.event._id);
         expect(stored!.subscriber).toEqual({ subscriberId: subscriber.subscriberId, _id: subscriber._id, lastName: 'Lovelace', email: subscriber.email });
       });
