@@ -1,4 +1,4 @@
-import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobType } from 'bullmq';
+import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobType, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
@@ -31,6 +31,8 @@ export interface BullMqQueueOptions {
 }
 
 const QUEUE_NAME = 'jobs';
+/** Jobs per addBulk call of enqueueMany. */
+const ENQUEUE_BATCH = 500;
 
 /**
  * The JobQueue over BullMQ (scale-out mode). One BullMQ queue per Herald instance under `prefix`;
@@ -60,17 +62,28 @@ export class BullMqQueue implements JobQueue {
 
   async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
     await this.whenConnected();
-    const keepCompleted = this.options.keepCompletedSeconds ?? 24 * 3600;
-    await guarded(this.connection, () =>
-      this.queue.add(name, payload, {
-        delay: options.delayMs && options.delayMs > 0 ? options.delayMs : undefined,
-        attempts: options.attempts ?? this.options.defaultAttempts,
-        backoff: { type: 'exponential', delay: options.backoffMs ?? this.options.backoffMs },
-        jobId: options.dedupeKey === undefined ? undefined : toJobId(options.dedupeKey),
-        removeOnComplete: { age: keepCompleted },
-        removeOnFail: { age: this.options.keepFailedSeconds ?? 7 * 24 * 3600 },
-      }),
-    );
+    await guarded(this.connection, () => this.queue.add(name, payload, this.jobOptions(options)));
+  }
+
+  /** BullMQ's addBulk: one MULTI per ENQUEUE_BATCH jobs, each added (or found by its jobId) as `add` would. */
+  async enqueueMany(name: string, jobs: ReadonlyArray<{ payload: unknown; options?: EnqueueOptions }>): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.whenConnected();
+    for (let start = 0; start < jobs.length; start += ENQUEUE_BATCH) {
+      const batch = jobs.slice(start, start + ENQUEUE_BATCH).map(({ payload, options = {} }) => ({ name, data: payload, opts: this.jobOptions(options) }));
+      await guarded(this.connection, () => this.queue.addBulk(batch));
+    }
+  }
+
+  private jobOptions(options: EnqueueOptions): JobsOptions {
+    return {
+      delay: options.delayMs && options.delayMs > 0 ? options.delayMs : undefined,
+      attempts: options.attempts ?? this.options.defaultAttempts,
+      backoff: { type: 'exponential', delay: options.backoffMs ?? this.options.backoffMs },
+      jobId: options.dedupeKey === undefined ? undefined : toJobId(options.dedupeKey),
+      removeOnComplete: { age: this.options.keepCompletedSeconds ?? 24 * 3600 },
+      removeOnFail: { age: this.options.keepFailedSeconds ?? 7 * 24 * 3600 },
+    };
   }
 
   async start(handler: JobHandler, options: { concurrency: number }): Promise<void> {

@@ -32,6 +32,11 @@ export type JobHandler = (job: QueuedJob) => Promise<void>;
 
 export interface JobQueue {
   enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
+  /**
+   * `enqueue` for many jobs of one name, in a few round trips instead of one per job (each still deduplicated by its
+   * key). For bulk re-enqueues such as the accepted-trigger sweep; nothing is taken for processing inside the call.
+   */
+  enqueueMany(name: string, jobs: ReadonlyArray<{ payload: unknown; options?: EnqueueOptions }>): Promise<void>;
   /** Starts consuming with `concurrency` jobs at once. */
   start(handler: JobHandler, options: { concurrency: number }): Promise<void>;
   /** Stops taking jobs, waits for running ones (or returns them to the queue after `graceMs`). */

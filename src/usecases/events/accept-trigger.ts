@@ -7,6 +7,7 @@ import { validatePayload } from '../../domain/payload-schema.js';
 import type { Caller } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
 import { JOB_NAMES, dedupeKeys, type ProcessTriggerPayload } from '../../queue/jobs.js';
+import type { EnqueueOptions } from '../../queue/ports.js';
 import type { TriggerRecord } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 
@@ -107,8 +108,13 @@ export async function acceptTrigger(
 }
 
 export async function enqueueTrigger(deps: Deps, trigger: Pick<TriggerRecord, '_id' | 'environmentId'>): Promise<void> {
-  const payload: ProcessTriggerPayload = { environmentId: trigger.environmentId, triggerId: trigger._id };
-  await deps.queue.enqueue(JOB_NAMES.processTrigger, payload, { dedupeKey: dedupeKeys.trigger(trigger._id) });
+  const { payload, options } = triggerJob(trigger);
+  await deps.queue.enqueue(JOB_NAMES.processTrigger, payload, options);
+}
+
+/** The queue job that processes a trigger, deduplicated by the trigger id. */
+export function triggerJob(trigger: Pick<TriggerRecord, '_id' | 'environmentId'>): { payload: ProcessTriggerPayload; options: EnqueueOptions } {
+  return { payload: { environmentId: trigger.environmentId, triggerId: trigger._id }, options: { dedupeKey: dedupeKeys.trigger(trigger._id) } };
 }
 
 function stripUndefined(request: TriggerRequest): Record<string, unknown> {

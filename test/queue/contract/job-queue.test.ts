@@ -205,6 +205,27 @@ for (const implementation of implementations) {
       expect(runs.map((run) => (run.job.payload as { n: number }).n).sort()).toEqual([1, 3]);
     });
 
+    it('enqueueMany adds every job of a batch once, skipping keys already queued, and delays those asked to wait', async () => {
+      const queue = await queueOn();
+      await queue.enqueue('contract.many', { n: 0 }, { dedupeKey: 'many:0' });
+      // More than one batch of each implementation (200 rows, 500 jobs), one of them already queued.
+      const jobs = Array.from({ length: 620 }, (_, n) => ({ payload: { n }, options: { dedupeKey: `many:${n}` } as EnqueueOptions }));
+      jobs.push({ payload: { n: 1000 }, options: { dedupeKey: 'many:1000', delayMs: 400 } });
+      const enqueuedAt = Date.now();
+      await queue.enqueueMany('contract.many', jobs);
+      await queue.enqueueMany('contract.many', jobs.slice(0, 10));
+      await queue.enqueueMany('contract.many', []);
+      const runs = await consume(queue);
+      await waitFor(() => runs.length === 621, 20_000, 'every distinct job');
+      await sleep(200);
+      const seen = runs.map((run) => (run.job.payload as { n: number }).n);
+      expect(new Set(seen).size).toBe(621);
+      expect(seen.filter((n) => n === 0)).toHaveLength(1);
+      expect(runs.every((run) => run.job.name === 'contract.many')).toBe(true);
+      const delayed = runs.find((run) => (run.job.payload as { n: number }).n === 1000)!;
+      expect(delayed.at - enqueuedAt).toBeGreaterThanOrEqual(390);
+    });
+
     it('close() waits for running jobs to finish', async () => {
       const queue = await queueOn();
       let finished = false;
