@@ -62,28 +62,10 @@ export class SqlQueue implements JobQueue {
    */
   async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
     const now = this.options.clock.now();
-    const createdAt = new Date(now).toISOString();
-    const delayMs = Math.max(0, options.delayMs ?? 0);
-    const takeAtOnce = delayMs === 0 && this.hasFreeSlot();
+    const takeAtOnce = Math.max(0, options.delayMs ?? 0) === 0 && this.hasFreeSlot();
     if (takeAtOnce) this.reserved++;
     try {
-      const [inserted] = (
-        await insertJob.execute(this.db, this.options.dialect, [{
-          id: newId(now),
-          name,
-          payload: JSON.stringify(payload ?? null),
-          run_at: new Date(now + delayMs).toISOString(),
-          attempts: takeAtOnce ? 1 : 0,
-          max_attempts: Math.max(1, options.attempts ?? this.options.defaultAttempts),
-          state: takeAtOnce ? 'active' : 'waiting',
-          locked_until: takeAtOnce ? new Date(now + this.leaseMs).toISOString() : null,
-          last_error: null,
-          dedupe_key: options.dedupeKey ?? null,
-          backoff_ms: options.backoffMs ?? null,
-          created_at: createdAt,
-          updated_at: createdAt,
-        }])
-      ).rows as QueueRow[];
+      const [inserted] = (await insertJob.execute(this.db, this.options.dialect, [this.newRow(name, payload, options, now, takeAtOnce)])).rows as QueueRow[];
       if (takeAtOnce && inserted && !this.closing) {
         this.track(inserted);
         return;
@@ -97,26 +79,31 @@ export class SqlQueue implements JobQueue {
 
   async enqueueMany(name: string, jobs: ReadonlyArray<{ payload: unknown; options?: EnqueueOptions }>): Promise<void> {
     const now = this.options.clock.now();
+    const rows = jobs.map(({ payload, options = {} }) => this.newRow(name, payload, options, now, false));
+    for (let start = 0; start < rows.length; start += ENQUEUE_BATCH) {
+      await insertJob.execute(this.db, this.options.dialect, rows.slice(start, start + ENQUEUE_BATCH));
+    }
+    if (rows.length > 0) this.wake();
+  }
+
+  /** A new job's row: `waiting`, or already `active` under this process's lease when it is taken at once. */
+  private newRow(name: string, payload: unknown, options: EnqueueOptions, now: number, takeAtOnce: boolean): QueueJobsTable {
     const createdAt = new Date(now).toISOString();
-    const rows = jobs.map(({ payload, options = {} }) => ({
+    return {
       id: newId(now),
       name,
       payload: JSON.stringify(payload ?? null),
       run_at: new Date(now + Math.max(0, options.delayMs ?? 0)).toISOString(),
-      attempts: 0,
+      attempts: takeAtOnce ? 1 : 0,
       max_attempts: Math.max(1, options.attempts ?? this.options.defaultAttempts),
-      state: 'waiting',
-      locked_until: null,
+      state: takeAtOnce ? 'active' : 'waiting',
+      locked_until: takeAtOnce ? new Date(now + this.leaseMs).toISOString() : null,
       last_error: null,
       dedupe_key: options.dedupeKey ?? null,
       backoff_ms: options.backoffMs ?? null,
       created_at: createdAt,
       updated_at: createdAt,
-    }));
-    for (let start = 0; start < rows.length; start += ENQUEUE_BATCH) {
-      await insertJob.execute(this.db, this.options.dialect, rows.slice(start, start + ENQUEUE_BATCH));
-    }
-    if (rows.length > 0) this.wake();
+    };
   }
 
   private hasFreeSlot(): boolean {
@@ -348,8 +335,9 @@ export class SqlQueue implements JobQueue {
   }
 }
 
-// The statements run for every job, compiled once (see ReusableQuery).
 /** Rows per multi-row insert of enqueueMany (13 parameters each, well under either database's limit). */
 const ENQUEUE_BATCH = 200;
+
+// The statements run for every job, compiled once (see ReusableQuery).
 const insertJob = new ReusableInsert('queue_jobs', (query) => query.onConflict((oc) => oc.column('dedupe_key').doNothing()).returningAll());
 const deleteJob = new ReusableQuery((db, p: { id: string }) => db.deleteFrom('queue_jobs').where('id', '=', p.id));
