@@ -8,6 +8,10 @@ import { createApiKey } from './usecases/auth/api-keys.js';
 import { createSessionToken } from './usecases/auth/session-tokens.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 import { migrateToLatest } from './store/sql/migrate.js';
+import { createUser } from './usecases/dashboard/create-user.js';
+import { resetPassword } from './usecases/dashboard/reset-password.js';
+import { openDatabaseOnly } from './container.js';
+import { USER_ROLES, type UserRole } from './domain/types.js';
 
 /** herald start | api | worker | migrate | keys create | token create */
 const program = new Command().name('herald').description('Self-hosted notification service');
@@ -70,7 +74,21 @@ program
     }
   });
 
-const keys = program.command('keys').description('Secret keys');
+const keys = program.command('keys').description('Secret keys and application identifiers');
+keys
+  .command('list', { isDefault: true })
+  .description("Print each environment's public application identifier (the Inbox's applicationIdentifier) and key count")
+  .action(async () => {
+    const container = await createContainer(loadConfig());
+    await bootstrapTenancy(container.deps);
+    for (const environment of await container.deps.store.tenancy.listEnvironments()) {
+      const counts = await container.deps.store.tenancy.countApiKeys(environment._id);
+      console.log(
+        `${environment.name}\tapplicationIdentifier=${environment.identifier}\tkeys=${counts.total}\tkeys usable for Inbox HMAC=${counts.hmacCapable}`,
+      );
+    }
+    await container.close();
+  });
 keys
   .command('create')
   .requiredOption('--environment <name>', 'environment name (development, production)')
@@ -96,6 +114,48 @@ token
     console.log(value);
     await container.close();
   });
+
+/**
+ * Dashboard users. These open the database only (no Redis, no queue), so they work next to a running server on the
+ * same data: embedded, the same SQLite file (WAL lets both write); scaled out, the same PostgreSQL.
+ */
+const users = program.command('users').description('Dashboard users');
+users
+  .command('create')
+  .requiredOption('--email <email>', 'sign-in email')
+  .requiredOption('--password <password>', 'at least 8 characters')
+  .option('--role <role>', `one of ${USER_ROLES.join(', ')}`, 'admin')
+  .option('--name <name>', 'display name')
+  .description('Create a dashboard user in the organization made on the first start')
+  .action(async (opts: { email: string; password: string; role: string; name?: string }) => {
+    await withDatabase(async (deps) => {
+      const user = await createUser(deps, deps.store, { email: opts.email, password: opts.password, role: opts.role as UserRole, name: opts.name });
+      console.log(`created ${user.role} ${user.email} (${user._id})`);
+    });
+  });
+users
+  .command('reset-password')
+  .requiredOption('--email <email>', 'the user to reset')
+  .option('--password <password>', 'the new password (default: a random one, printed)')
+  .description("Set a user's password and sign out their sessions; prints the new password when generated")
+  .action(async (opts: { email: string; password?: string }) => {
+    await withDatabase(async (deps) => {
+      const result = await resetPassword(deps, { email: opts.email, password: opts.password });
+      console.log(opts.password ? `password of ${result.email} changed` : result.password);
+    });
+  });
+
+/** Runs `work` with the store over the configured database (migrated, bootstrapped), then closes it. */
+async function withDatabase(work: (deps: Awaited<ReturnType<typeof openDatabaseOnly>>['deps']) => Promise<void>): Promise<void> {
+  const opened = await openDatabaseOnly(loadConfig());
+  try {
+    const boot = await bootstrapTenancy(opened.deps);
+    for (const [environment, secretKey] of Object.entries(boot.keys)) console.error(`secret key for the ${environment} environment (shown once): ${secretKey}`);
+    await work(opened.deps);
+  } finally {
+    await opened.close();
+  }
+}
 
 function parseDuration(text: string): number {
   const match = /^(\d+)\s*(s|m|h|d)?$/.exec(text.trim());

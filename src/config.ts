@@ -56,6 +56,38 @@ export interface Config {
   /** Default lower bound for listing events, in days; undefined = no bound. */
   activityRetentionDays?: number;
   sessionTokenMaxTtlSeconds: number;
+  dashboard: DashboardConfig;
+  /** A channel step outside the subscriber's delivery schedule: held until the window opens, or skipped (Novu). */
+  scheduleOutsideWindow: 'defer' | 'skip';
+  inbox: InboxConfig;
+}
+
+/** The Inbox (`/v1/inbox/*`, the browser clients @novu/js and <Inbox />). */
+export interface InboxConfig {
+  /** Lifetime of a subscriber session token from `POST /v1/inbox/session`. */
+  tokenTtlSeconds: number;
+  /** Answered as `maxSnoozeDurationHours`; a snooze further ahead is refused (0 hides snooze in the UI). */
+  maxSnoozeDurationHours: number;
+  /** Origins allowed by CORS on /v1/inbox/* and /socket.io/; `['*']` = any origin. */
+  allowedOrigins: string[];
+  /** Requests per subscriber per rate-limit window on /v1/inbox/* (the session route excepted). */
+  rateLimitPerSubscriber: number;
+  /** Session requests per application identifier per rate-limit window. */
+  rateLimitSessionPerApplication: number;
+}
+
+/** Dashboard users and sessions (README, "Dashboard: users and sessions"). */
+export interface DashboardConfig {
+  /** Lifetime of a sign-in (cookie session), counted from the sign-in. */
+  sessionTtlSeconds: number;
+  /** Lifetime of the first-start setup link. */
+  setupTokenTtlSeconds: number;
+  /** Lifetime of an invite link. */
+  inviteTtlSeconds: number;
+  /** Sign-in attempts per email address, and per client IP, in one window; then 429. */
+  loginMaxAttemptsPerEmail: number;
+  loginMaxAttemptsPerIp: number;
+  loginWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -80,9 +112,25 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw
+    .split(',')
+    .map((item) => item.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
@@ -129,6 +177,24 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     providerCheckTimeoutMs: integer(env, 'HERALD_PROVIDER_CHECK_TIMEOUT_MS', 10_000, 1),
     activityRetentionDays: retention === undefined ? undefined : integer(env, 'HERALD_ACTIVITY_RETENTION_DAYS', 0, 1),
     sessionTokenMaxTtlSeconds: integer(env, 'HERALD_SESSION_TOKEN_MAX_TTL_SECONDS', 30 * 24 * 3600, 60),
+    scheduleOutsideWindow: oneOf(env, 'HERALD_SCHEDULE_OUTSIDE_WINDOW', ['defer', 'skip'] as const, 'defer'),
+    inbox: {
+      // The clients have no token refresh (a page keeps its token for its whole life): a day outlives a working
+      // session; a page open longer re-posts the session on reload.
+      tokenTtlSeconds: integer(env, 'HERALD_INBOX_TOKEN_TTL_SECONDS', 24 * 3600, 60, 365 * 24 * 3600),
+      maxSnoozeDurationHours: integer(env, 'HERALD_INBOX_MAX_SNOOZE_HOURS', 720, 0, 100 * 365 * 24),
+      allowedOrigins: list(env, 'HERALD_INBOX_ALLOWED_ORIGINS', ['*']),
+      rateLimitPerSubscriber: integer(env, 'HERALD_RATE_LIMIT_INBOX', 100, 1),
+      rateLimitSessionPerApplication: integer(env, 'HERALD_RATE_LIMIT_INBOX_SESSION', 100, 1),
+    },
+    dashboard: {
+      sessionTtlSeconds: integer(env, 'HERALD_DASHBOARD_SESSION_TTL_SECONDS', 12 * 3600, 60, 365 * 24 * 3600),
+      setupTokenTtlSeconds: integer(env, 'HERALD_DASHBOARD_SETUP_TOKEN_TTL_SECONDS', 24 * 3600, 60),
+      inviteTtlSeconds: integer(env, 'HERALD_DASHBOARD_INVITE_TTL_SECONDS', 7 * 24 * 3600, 60),
+      loginMaxAttemptsPerEmail: integer(env, 'HERALD_LOGIN_MAX_ATTEMPTS_PER_EMAIL', 10, 1),
+      loginMaxAttemptsPerIp: integer(env, 'HERALD_LOGIN_MAX_ATTEMPTS_PER_IP', 100, 1),
+      loginWindowSeconds: integer(env, 'HERALD_LOGIN_WINDOW_SECONDS', 900, 1, 24 * 3600),
+    },
   };
   return { ...config, ...overrides };
 }

@@ -22,6 +22,12 @@ import type { IdempotencyStore, RateLimitStore } from './store/ports.js';
 import { openRedis, waitUntilReady } from './store/redis/connection.js';
 import { RedisIdempotencyStore } from './store/redis/idempotency-store.js';
 import { RedisRateLimitStore } from './store/redis/rate-limit-store.js';
+import { LocalRealtimeHub } from './realtime/local-hub.js';
+import { LocalKeyRevocations } from './store/local-key-revocations.js';
+import { RedisKeyRevocations } from './store/redis/key-revocations.js';
+import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
+import { RedisRealtimeNotifier, socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
+import type { RealtimeNotifier } from './realtime/ports.js';
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -31,6 +37,8 @@ export interface Container {
   deps: Deps;
   db: Kysely<Database>;
   secretBox: SecretBox;
+  /** How Inbox events reach sockets: what an API process's socket server attaches to (buildApp's `realtime`). */
+  realtime: RealtimeFanout;
   close(): Promise<void>;
 }
 
@@ -69,6 +77,26 @@ export function openDatabase(config: Config): Kysely<Database> {
   return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openSqlite(config.dataDir);
 }
 
+/**
+ * The store alone over the configured database, migrated: for CLI commands that must work next to a running server
+ * (`herald users ...`) without opening Redis or a queue.
+ */
+export async function openDatabaseOnly(
+  config: Config,
+  clock: Clock = systemClock,
+): Promise<{ deps: Pick<Deps, 'store' | 'clock' | 'config'>; close(): Promise<void> }> {
+  const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
+  const db = openDatabase(config);
+  try {
+    await migrateToLatest(db, dialect);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const store = new SqlStore(db, { dialect, secretBox: new SecretBox(loadMasterKey(config)) });
+  return { deps: { store, clock, config }, close: () => db.destroy() };
+}
+
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
@@ -89,6 +117,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       defaultAttempts: config.worker.jobAttempts,
       backoffMs: config.worker.backoffMs,
     });
+  const { notifier, fanout } = remote ? remote.realtime : localRealtime();
   const deps: Deps = {
     config,
     clock,
@@ -99,13 +128,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
     providers: createProviderDirectory(config),
     queue,
+    realtime: notifier,
+    keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
   };
+  deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   return {
     deps,
     db,
     secretBox,
+    realtime: fanout,
     async close() {
       await queue.close();
+      await deps.keyRevocations.close();
       remote?.redis.disconnect();
       await db.destroy();
     },
@@ -134,5 +168,28 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
   });
   const idempotency: IdempotencyStore = new RedisIdempotencyStore(redis, prefix);
   const rateLimits: RateLimitStore = new RedisRateLimitStore(redis, prefix);
-  return { redis, queue, idempotency, rateLimits };
+  const key = socketIoKey(prefix);
+  const realtime: { notifier: RealtimeNotifier; fanout: RealtimeFanout } = {
+    notifier: new RedisRealtimeNotifier(redis, key, logger),
+    fanout: {
+      kind: 'redis',
+      key,
+      // Subscriber connections wait out a Redis outage instead of failing commands (they only listen and publish).
+      openAdapterClients: () => ({ pub: openRedis(redisUrl, 'worker'), sub: openRedis(redisUrl, 'worker') }),
+    },
+  };
+  let keyRevocations: RedisKeyRevocations;
+  try {
+    keyRevocations = await RedisKeyRevocations.open(redis, redisUrl, prefix, logger);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  return { redis, queue, idempotency, rateLimits, realtime, keyRevocations };
+}
+
+/** Embedded: notifiers and the socket server share one process and one hub. */
+function localRealtime(): { notifier: RealtimeNotifier; fanout: RealtimeFanout } {
+  const hub = new LocalRealtimeHub();
+  return { notifier: hub, fanout: { kind: 'local', hub } };
 }

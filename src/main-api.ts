@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { buildApp } from './http/app.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
+import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
 
 /**
  * Scale-out API process: HTTP only. Triggers are enqueued on BullMQ for the worker processes; the
@@ -31,12 +32,16 @@ export async function startApi(config: Config = loadConfig()): Promise<RunningAp
     if (boot.created) {
       for (const [environment, secretKey] of Object.entries(boot.keys)) {
         // Printed once, by the first process to start: the key is stored hashed and cannot be shown again.
-        deps.logger.info({ environment, secretKey }, `secret key for the ${environment} environment (shown once)`);
+        deps.logger.info(
+          { environment, secretKey, applicationIdentifier: boot.identifiers[environment] },
+          `secret key and application identifier of the ${environment} environment (the key is shown once)`,
+        );
       }
     }
-    const app = await buildApp(deps, { logger: deps.logger });
+    const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime });
     const url = await app.listen({ host: config.host, port: config.port });
     deps.logger.info({ url }, 'Herald API listening');
+    await printSetupLink(deps, url);
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {

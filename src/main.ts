@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { buildApp } from './http/app.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
+import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 
 /**
@@ -27,12 +28,16 @@ export async function startServer(
   if (boot.created) {
     for (const [environment, secretKey] of Object.entries(boot.keys)) {
       // Printed once, on the first start only: the key is stored hashed and cannot be shown again.
-      deps.logger.info({ environment, secretKey }, `secret key for the ${environment} environment (shown once)`);
+      deps.logger.info(
+        { environment, secretKey, applicationIdentifier: boot.identifiers[environment] },
+        `secret key and application identifier of the ${environment} environment (the key is shown once)`,
+      );
     }
   }
-  const app = await buildApp(deps, { logger: deps.logger });
+  const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime });
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
+  await printSetupLink(deps, url);
   const worker = createWorker(deps, options.worker);
   await worker.start();
 

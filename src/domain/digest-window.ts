@@ -5,6 +5,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { valueAtPath } from './step-filters.js';
 import { addTimeUnit, isTimeUnit, toMilliseconds } from './time-units.js';
+import { isValidTimezone, localParts, wallTimeToUtc } from './time-zones.js';
 import type { DigestMetadata, DigestTimedConfig, TimeUnit } from './types.js';
 
 export interface DigestWindowInput {
@@ -212,68 +213,5 @@ function isOrdinalDay(year: number, month: number, day: number, ordinal: string,
   return target === day;
 }
 
-// ---- Timezones through Intl (no dependency) -----------------------------------------------------
-
-interface WallTime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(tz: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(tz);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23',
-      year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-    });
-    if (formatters.size > 500) formatters.clear();
-    formatters.set(tz, formatter);
-  }
-  return formatter;
-}
-
-export function isValidTimezone(tz: string): boolean {
-  try {
-    formatterFor(tz);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function localParts(ms: number, tz: string): WallTime {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(tz).formatToParts(new Date(ms))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour % 24, minute: parts.minute, second: parts.second };
-}
-
-function wallTimeAsUtc(t: WallTime): number {
-  return Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
-}
-
-function offsetAt(ms: number, tz: string): number {
-  const wholeSecond = Math.floor(ms / 1000) * 1000;
-  return wallTimeAsUtc(localParts(wholeSecond, tz)) - wholeSecond;
-}
-
-/**
- * The instant at which clocks in `tz` show `wall`. Offsets are sampled a day either side, which brackets any
- * single DST transition: of the instants showing `wall` the earliest wins (fall-back overlap); when none does
- * (spring-forward gap) the offset in force before the gap applies, which moves the time forward by the gap.
- */
-function wallTimeToUtc(wall: WallTime, tz: string): number {
-  const naive = wallTimeAsUtc(wall);
-  const offsetBefore = offsetAt(naive - 86_400_000, tz);
-  const offsetAfter = offsetAt(naive + 86_400_000, tz);
-  const showsWall = (ms: number) => wallTimeAsUtc(localParts(ms, tz)) === naive;
-  const candidates = [naive - offsetBefore, naive - offsetAfter].filter(showsWall);
-  return candidates.length > 0 ? Math.min(...candidates) : naive - offsetBefore;
-}
+/** Kept here for existing importers; it lives in time-zones.ts. */
+export { isValidTimezone } from './time-zones.js';

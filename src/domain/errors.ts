@@ -8,6 +8,7 @@ export type DomainErrorCode =
   | 'conflict'
   | 'unprocessable'
   | 'unauthorized'
+  | 'forbidden'
   | 'rate_limited'
   | 'unavailable';
 
@@ -57,10 +58,18 @@ export class UnauthorizedError extends DomainError {
   readonly code = 'unauthorized' as const;
 }
 
+/** 403: an authenticated caller that may not do this (a viewer's write, a missing CSRF token). */
+export class ForbiddenError extends DomainError {
+  readonly code = 'forbidden' as const;
+}
+
 export class RateLimitedError extends DomainError {
   readonly code = 'rate_limited' as const;
-  constructor(readonly retryAfterSeconds: number) {
-    super('API rate limit exceeded');
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'API rate limit exceeded',
+  ) {
+    super(message);
   }
 }
 

@@ -21,3 +21,11 @@ const ID_PATTERN = /^[0-9a-f]{24}$/;
 export function isRecordId(value: string): boolean {
   return ID_PATTERN.test(value);
 }
+
+/**
+ * The public application identifier of an environment (Novu's `applicationIdentifier`, sent by browsers): 12
+ * URL-safe characters from 9 random bytes. Public, so it only needs to be unguessable enough not to collide.
+ */
+export function newApplicationIdentifier(): string {
+  return randomBytes(9).toString('base64url');
+}

@@ -79,16 +79,46 @@ export interface Environment {
   _id: string;
   _organizationId: string;
   name: string;
+  /** Public application identifier (the `applicationIdentifier` the Inbox clients send); not a secret. */
+  identifier: string;
   createdAt: string;
 }
 
-/** Who is calling: resolved by the auth hook from the Authorization header. */
-export interface Caller {
-  kind: 'apiKey' | 'session';
+export const USER_ROLES = ['admin', 'viewer'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/**
+ * Who is calling: resolved by the auth hook (http/auth.ts) from the Authorization header or, for a signed-in
+ * dashboard user, the session cookie.
+ */
+export type Caller = ServerCaller | SubscriberCaller;
+
+/** A server-side caller (API key), a Bearer session or a signed-in dashboard user: sees the whole environment. */
+export interface ServerCaller {
+  kind: 'apiKey' | 'session' | 'dashboard';
   environmentId: string;
   organizationId: string;
-  /** The API key id or the session subject; recorded as `deletedBy` and similar. */
+  /** The API key id, the session subject or the dashboard user id; recorded as `deletedBy` and similar. */
   actorId: string;
+  /** Dashboard callers: the signed-in user's role. */
+  role?: UserRole;
+}
+
+/** Credentials go to Bearer session callers and dashboard admins, never to API keys or dashboard viewers. */
+export function canSeeCredentials(caller: Caller): boolean {
+  return caller.kind === 'session' || (caller.kind === 'dashboard' && caller.role === 'admin');
+}
+
+/** An Inbox caller (subscriber session token): one subscriber's in-app messages and preferences, /v1/inbox/* only. */
+export interface SubscriberCaller {
+  kind: 'subscriber';
+  environmentId: string;
+  organizationId: string;
+  /** The subscriber record's `_id`. */
+  actorId: string;
+  subscriberRecordId: string;
+  /** The subscriber's own subscriberId. */
+  subscriberId: string;
 }
 
 // ---- Integrations ------------------------------------------------------------------------------
@@ -262,11 +292,14 @@ export interface MessageButton {
   type: 'primary' | 'secondary';
   content: string;
   resultContent?: string;
+  /** Where the button leads (Novu v2 in-app `primaryAction.redirect`). */
+  url?: string;
+  target?: string;
 }
 
 export interface MessageCta {
   type?: 'redirect';
-  data?: { url?: string };
+  data?: { url?: string; target?: string };
   action?: {
     status?: 'pending' | 'done';
     buttons?: MessageButton[];
@@ -314,6 +347,19 @@ export interface Message {
   overrides?: Record<string, unknown>;
   contextKeys?: string[];
   deleted?: boolean;
+  // Inbox state and presentation (in-app messages; the Inbox routes and realtime read these).
+  archived?: boolean;
+  archivedAt?: string;
+  /** When the subscriber first saw it; `lastSeenDate` moves on every seen. */
+  firstSeenDate?: string;
+  /** From the workflow. */
+  tags?: string[];
+  /** From the workflow. */
+  severity?: Severity;
+  /** The in-app step's `data` control. */
+  data?: Record<string, unknown>;
+  /** The in-app step's `avatar` control. */
+  avatar?: string;
 }
 
 // ---- Notification events, jobs, execution details ------------------------------------------

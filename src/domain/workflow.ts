@@ -50,6 +50,8 @@ export interface Workflow {
   severity: Severity;
   /** Channels a subscriber receives by default; a channel set to false is skipped. */
   preferenceSettings: Partial<Record<DeliveryChannel, boolean>>;
+  /** `preferences.all.readOnly`: subscribers cannot change this workflow's channels (absent: false). */
+  readOnly?: boolean;
   /** JSON Schema the trigger payload is validated against (400 when it fails). */
   payloadSchema?: Record<string, unknown>;
   steps: WorkflowStep[];

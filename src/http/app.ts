@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -6,12 +7,17 @@ import type { Deps } from '../usecases/deps.js';
 import { errorBody, registerErrorHandler } from './error-handler.js';
 import { ErrorBody } from './schemas/common.js';
 import { strictBodyValidatorCompiler } from './schemas/strict-body.js';
+import { parseQueryString } from './query-string.js';
 import { authPlugin } from './auth.js';
+import { inboxCorsPlugin, isInboxOriginAllowed } from './inbox-cors.js';
+import { auditPlugin } from './audit.js';
 import { idempotencyPlugin } from './idempotency.js';
 import { rateLimitPlugin } from './rate-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationsRoutes } from './routes/integrations.js';
 import { subscribersRoutes } from './routes/subscribers.js';
+import { subscribersV1Routes } from './routes/subscribers-v1.js';
+import { topicsV1Routes } from './routes/topics-v1.js';
 import { subscriberCredentialsRoutes } from './routes/subscriber-credentials.js';
 import { messagesRoutes } from './routes/messages.js';
 import { notificationsRoutes } from './routes/notifications.js';
@@ -19,12 +25,26 @@ import { workflowsRoutes } from './routes/workflows.js';
 import { topicsRoutes } from './routes/topics.js';
 import { eventsRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
+import { dashboardPlugin } from './dashboard.js';
+import { dashboardAuthRoutes } from './routes/dashboard-auth.js';
+import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
+import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
+import { preferencesRoutes } from './routes/preferences.js';
+import { environmentsRoutes } from './routes/environments.js';
+import { inboxClientRoutes } from './routes/inbox-client.js';
+import type { RealtimeFanout } from '../realtime/fanout.js';
+import { attachInboxSockets } from '../realtime/socket-server.js';
 
 export interface BuildAppOptions {
   /** A pino logger instance (or pino options); `false` silences request logs (tests). */
   logger?: boolean | object;
   /** Extra route plugins registered after the core ones (the workflow engine's routes). */
   extraRoutes?: Array<(app: FastifyInstance, deps: Deps) => Promise<void>>;
+  /**
+   * Serve the Inbox's socket.io endpoint (`/socket.io/`) on this app's own HTTP server, fed by this fan-out
+   * (the container's `realtime`). API processes pass it; without it there is no socket endpoint.
+   */
+  realtime?: RealtimeFanout;
 }
 
 /**
@@ -39,6 +59,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: false,
+    // Repeated, bracketed (`a[]=`) and single query values all reach the schemas as one name (query-string.ts).
+    routerOptions: { querystringParser: parseQueryString },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are validated without type coercion; query, params and headers with it (see strict-body.ts).
@@ -65,13 +87,25 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
         securitySchemes: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey <secret key>`' },
           Session: { type: 'http', scheme: 'bearer', description: 'Session token from `herald token create`' },
+          SubscriberSession: { type: 'http', scheme: 'bearer', description: 'Subscriber token from `POST /v1/inbox/session` (the /v1/inbox routes only)' },
+          DashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'herald_session',
+            description: 'Dashboard sign-in (POST /v1/dashboard/login); non-GET requests also send X-CSRF-Token',
+          },
         },
       },
-      security: [{ ApiKey: [] }, { Session: [] }],
+      security: [{ ApiKey: [] }, { Session: [] }, { DashboardSession: [] }],
     },
     // Public routes (/health) need no key: an empty security list says so in the document.
+    // Public routes need no credentials; dashboard-only routes take the sign-in cookie alone.
     transform: ({ schema, url, route }) => ({
-      schema: route.config?.public ? ({ ...schema, security: [] } as typeof schema) : schema,
+      schema: route.config?.public
+        ? ({ ...schema, security: [] } as typeof schema)
+        : route.config?.dashboardOnly
+          ? ({ ...schema, security: [{ DashboardSession: [] }] } as typeof schema)
+          : schema,
       url,
     }),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
@@ -79,21 +113,40 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
+  // Before auth: a preflight carries no Authorization header and is answered in this plugin's hook.
+  await app.register(inboxCorsPlugin, { config: deps.config });
+  await app.register(cookie);
   await app.register(authPlugin, { deps });
+  await app.register(auditPlugin, { deps });
   await app.register(rateLimitPlugin, { deps });
   await app.register(idempotencyPlugin, { deps });
 
   await app.register(healthRoutes, { deps });
+  await app.register(dashboardPlugin, {});
   await app.register(integrationsRoutes, { deps });
   await app.register(subscribersRoutes, { deps });
+  await app.register(subscribersV1Routes, { deps });
   await app.register(subscriberCredentialsRoutes, { deps });
   await app.register(messagesRoutes, { deps });
   await app.register(notificationsRoutes, { deps });
   await app.register(workflowsRoutes, { deps });
   await app.register(topicsRoutes, { deps });
+  await app.register(topicsV1Routes, { deps });
   await app.register(eventsRoutes, { deps });
   await app.register(inboxRoutes, { deps });
+  await app.register(dashboardAuthRoutes, { deps });
+  await app.register(dashboardAdminRoutes, { deps });
+  await app.register(dashboardActivityRoutes, { deps });
+  await app.register(preferencesRoutes, { deps });
+  await app.register(environmentsRoutes, { deps });
+  await app.register(inboxClientRoutes, { deps });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
+
+  if (options.realtime) {
+    const sockets = attachInboxSockets(app.server, { deps, fanout: options.realtime, originAllowed: (origin) => isInboxOriginAllowed(deps.config.inbox.allowedOrigins, origin) });
+    // Open sockets would keep the HTTP server from closing: they go first.
+    app.addHook('preClose', async () => sockets.close());
+  }
 
   await app.ready();
   return app;

@@ -39,6 +39,7 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   conflict: 409,
   unprocessable: 422,
   unauthorized: 401,
+  forbidden: 403,
   rate_limited: 429,
   unavailable: 503,
 };

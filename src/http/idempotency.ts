@@ -49,7 +49,8 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { deps: D
 
   app.addHook('onRequest', async (request) => {
     const key = idempotencyKeyOf(request);
-    if (!key || !request.caller || !HONOURED_METHODS.has(request.method)) return;
+    // Not for Inbox callers: keys are scoped by environment, so one subscriber could replay another's stored answer.
+    if (!key || !request.caller || request.caller.kind === 'subscriber' || !HONOURED_METHODS.has(request.method)) return;
     assertIdempotencyKey(key);
     request.idempotency = { key, environmentId: request.caller.environmentId, bodyHash: '', claimed: false, settled: false };
   });

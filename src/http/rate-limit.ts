@@ -28,16 +28,33 @@ function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   if (!opts.deps.config.rateLimit.enabled) return;
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.caller) return;
-    const path = request.routeOptions.url ?? request.url.split('?')[0];
-    const category = rateLimitCategory(request.method, path);
+  const limit = async (reply: FastifyReply, environmentId: string, category: RateLimitCategory) => {
     try {
-      const state = await checkRateLimit(opts.deps, { environmentId: request.caller.environmentId, category });
+      const state = await checkRateLimit(opts.deps, { environmentId, category });
       if (state) setRateLimitHeaders(reply, state);
     } catch (error) {
       if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
       throw error;
     }
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.caller) return;
+    // Inbox callers are counted per subscriber, so one busy browser cannot use up its environment's limit.
+    if (request.caller.kind === 'subscriber') return limit(reply, `subscriber:${request.caller.subscriberRecordId}`, 'inbox');
+    const path = request.routeOptions.url ?? request.url.split('?')[0];
+    return limit(reply, request.caller.environmentId, rateLimitCategory(request.method, path));
+  });
+  // The Inbox session route is public: it is counted per application identifier, read from the validated body.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.routeOptions.config?.inboxSession) return;
+    const identifier = (request.body as { applicationIdentifier?: unknown } | undefined)?.applicationIdentifier;
+    return limit(reply, `application:${typeof identifier === 'string' ? identifier : ''}`, 'inbox-session');
   });
 });
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** POST /v1/inbox/session: rate-limited per application identifier. */
+    inboxSession?: boolean;
+  }
+}

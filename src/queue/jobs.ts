@@ -7,6 +7,8 @@ export const JOB_NAMES = {
   processTrigger: 'process-trigger',
   /** Runs one workflow step (one row of the jobs table). */
   runStep: 'run-step',
+  /** Returns a snoozed in-app message to the Inbox when its snooze ends. */
+  endSnooze: 'end-snooze',
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
@@ -21,9 +23,17 @@ export interface RunStepPayload {
   jobId: string;
 }
 
+export interface EndSnoozePayload {
+  environmentId: string;
+  messageId: string;
+  /** The snooze this job ends: a message snoozed again (or un-snoozed) meanwhile is left alone. */
+  snoozedUntil: string;
+}
+
 /** dedupe keys: one queue row per trigger, one per step run (a delay/digest wait is a second run). */
 export const dedupeKeys = {
   trigger: (triggerId: string) => `trigger:${triggerId}`,
   step: (jobId: string) => `step:${jobId}`,
   resume: (jobId: string) => `resume:${jobId}`,
+  endSnooze: (messageId: string, snoozedUntil: string) => `snooze:${messageId}:${snoozedUntil}`,
 };

@@ -1,3 +1,4 @@
+import type { InboxFilter } from '../domain/inbox.js';
 import type {
   Environment,
   Integration,
@@ -15,6 +16,9 @@ import type {
   JobStatus,
 } from '../domain/types.js';
 import type { Workflow } from '../domain/workflow.js';
+import type { UserRole } from '../domain/types.js';
+import type { ApiKeyInfo, AuditEntry, DashboardSessionRecord, OneTimeToken, OneTimeTokenKind, StoredUser } from '../domain/dashboard.js';
+import type { GlobalPreference, WorkflowPreference } from '../domain/preferences.js';
 
 /**
  * Repository contracts. Use-cases see only these interfaces; `store/sql/` implements them once for
@@ -33,13 +37,23 @@ export interface ApiKeyRecord {
 
 export interface TenancyRepository {
   createOrganization(org: Organization): Promise<void>;
-  createEnvironment(env: Environment): Promise<void>;
+  /** Generates the public `identifier` when the input has none. */
+  createEnvironment(env: Omit<Environment, 'identifier'> & { identifier?: string }): Promise<void>;
   listEnvironments(): Promise<Environment[]>;
   getEnvironment(id: string): Promise<Environment | undefined>;
   findEnvironmentByName(name: string): Promise<Environment | undefined>;
-  /** Stores only the hash; the secret key is shown once by the caller and never persisted. */
-  createApiKey(input: { id: string; environmentId: string; keyHash: string; createdAt: string }): Promise<void>;
+  /** The environment with this public application identifier (the Inbox session's `applicationIdentifier`). */
+  findEnvironmentByIdentifier(identifier: string): Promise<Environment | undefined>;
+  /**
+   * Stores the hash for authentication and, when `secretKey` is given, the key encrypted with the master key
+   * (never in plaintext) so Inbox HMACs (`subscriberHash`) can be verified with it.
+   */
+  createApiKey(input: { id: string; environmentId: string; keyHash: string; secretKey?: string; createdAt: string }): Promise<void>;
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** The decrypted unrevoked secret keys of an environment that have an encrypted copy (keys made since migration 0010), newest first. */
+  listHmacKeys(environmentId: string): Promise<string[]>;
+  /** How many unrevoked keys the environment has, with and without an encrypted copy. */
+  countApiKeys(environmentId: string): Promise<{ total: number; hmacCapable: number }>;
   getSetting(key: string): Promise<string | undefined>;
   /** Inserts only when absent; returns the value now stored (the existing one if there was one). */
   putSettingIfAbsent(key: string, value: string): Promise<string>;
@@ -89,7 +103,7 @@ export interface SubscriberRepository {
   getMany(environmentId: string, ids: string[]): Promise<Subscriber[]>;
   /**
    * Soft-deletes the subscriber (its subscriberId becomes free for a new one) and drops its topic
-   * subscriptions so topic triggers stop reaching it. False when there was no such non-deleted subscriber.
+   * subscriptions so topic triggers stop reaching it, and its preferences. False when there was no such non-deleted subscriber.
    */
   delete(environmentId: string, id: string, at: string): Promise<boolean>;
 }
@@ -132,6 +146,54 @@ export interface MessageRepository {
   /** Replaces the stored record (status, deliveredAt, errorText, ...). */
   save(message: Message): Promise<void>;
   softDelete(environmentId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * The badge counts of one subscriber's Inbox (what the realtime count events carry): non-deleted in-app messages
+   * that are not read, archived or snoozed at `at`, by severity (a message without one counts as `none`), and
+   * those of them not seen.
+   */
+  countInboxBadges(environmentId: string, subscriberRecordId: string, at: string): Promise<InboxBadgeCounts>;
+  /**
+   * Applies a mark-as to every non-deleted in-app message of the subscriber (internal id; `externalSubscriberId`
+   * narrows the search through its index) that it would change; returns how many changed. Call it in a transaction.
+   */
+  markAllInApp(environmentId: string, subscriber: { _id: string; subscriberId: string }, markAs: MarkAs, at: string): Promise<number>;
+  /** Soft-deletes the non-deleted messages of a transaction (of one channel when given); returns what was deleted. */
+  softDeleteByTransaction(
+    environmentId: string,
+    transactionId: string,
+    channel: DeliveryChannel | undefined,
+    at: string,
+  ): Promise<Array<{ _id: string; _subscriberId: string; channel: DeliveryChannel }>>;
+  /**
+   * One page of a subscriber's in-app Inbox (non-deleted), newest first by (createdAt, _id), filtered. `after` is an
+   * exclusive cursor position (see findInboxPosition); `offset` skips that many further matches.
+   */
+  listInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter, page: InboxPage): Promise<{ data: Message[]; hasMore: boolean }>;
+  /** How many of the subscriber's non-deleted in-app messages match. */
+  countInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter): Promise<number>;
+  /** The cursor position of one of the subscriber's in-app messages, deleted ones included (a page may hold one deleted since). */
+  findInboxPosition(environmentId: string, subscriberRecordId: string, id: string): Promise<InboxCursor | undefined>;
+  /**
+   * Saves what an Inbox action changed (read/seen/archived/snooze flags and dates, cta): none of the counted columns.
+   * False when the message was deleted meanwhile.
+   */
+  saveInboxState(message: Message): Promise<boolean>;
+}
+
+export interface InboxCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface InboxPage {
+  after?: InboxCursor;
+  offset: number;
+  limit: number;
+}
+
+export interface InboxBadgeCounts {
+  unread: { total: number; severity: { high: number; medium: number; low: number; none: number } };
+  unseen: number;
 }
 
 // ---- notification events, jobs, execution details -----------------------------------------------
@@ -215,6 +277,31 @@ export interface WorkflowRepository {
   get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined>;
   list(environmentId: string, filter: WorkflowListFilter): Promise<{ workflows: Workflow[]; totalCount: number }>;
   save(workflow: Workflow): Promise<void>;
+}
+
+// ---- subscriber preferences ----------------------------------------------------------------------------
+
+/** A subscriber's stored preference records: the global one (if ever written) and one per workflow it changed. */
+export interface SubscriberPreferences {
+  global?: GlobalPreference;
+  /** By the workflow's internal `_id`; records of deleted workflows are kept (callers list live workflows). */
+  workflows: Record<string, WorkflowPreference>;
+}
+
+export interface SubscriberPreferenceRepository {
+  /** Every record of the subscriber (internal id). */
+  listForSubscriber(environmentId: string, subscriberInternalId: string): Promise<SubscriberPreferences>;
+  /** The global record and the workflow's, in one indexed read (the worker, before each channel step). */
+  getForDelivery(
+    environmentId: string,
+    subscriberInternalId: string,
+    workflowInternalId: string,
+  ): Promise<{ global?: GlobalPreference; workflow?: WorkflowPreference }>;
+  /** Creates or replaces the global record (enabled, channels, schedule); `updatedAt` is `at`. */
+  saveGlobal(environmentId: string, subscriberInternalId: string, record: GlobalPreference, at: string): Promise<void>;
+  /** Creates or replaces the record for one workflow (internal id). */
+  saveWorkflow(environmentId: string, subscriberInternalId: string, workflowInternalId: string, record: WorkflowPreference, at: string): Promise<void>;
+  deleteForSubscriber(environmentId: string, subscriberInternalId: string): Promise<void>;
 }
 
 // ---- topics -----------------------------------------------------------------------------------------------
@@ -309,6 +396,77 @@ export interface RateLimitStore {
   hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number>;
 }
 
+// ---- dashboard: users, sessions, one-time links, secret-key management, audit log ----------------------
+
+export interface DashboardRepository {
+  getOrganization(id: string): Promise<Organization | undefined>;
+  /** The organization made on the first start (the oldest), which the setup link and the CLI add users to. */
+  firstOrganization(): Promise<Organization | undefined>;
+  countUsers(): Promise<number>;
+  /** False when the email is already taken (emails are unique across organizations). */
+  createUser(user: StoredUser): Promise<boolean>;
+  getUser(organizationId: string, id: string): Promise<StoredUser | undefined>;
+  /** By normalized email, in any organization. */
+  findUserByEmail(email: string): Promise<StoredUser | undefined>;
+  /** Oldest first. */
+  listUsers(organizationId: string): Promise<StoredUser[]>;
+  countAdmins(organizationId: string): Promise<number>;
+  updateUser(
+    organizationId: string,
+    id: string,
+    patch: { role?: UserRole; name?: string | null; passwordHash?: string; updatedAt: string },
+  ): Promise<boolean>;
+  /** Deletes the user and every session of theirs. */
+  deleteUser(organizationId: string, id: string): Promise<boolean>;
+
+  createSession(session: DashboardSessionRecord): Promise<void>;
+  /** The session and its user when the session exists and has not expired at `now` (ISO). */
+  findSession(tokenHash: string, now: string): Promise<{ session: DashboardSessionRecord; user: StoredUser } | undefined>;
+  deleteSession(tokenHash: string): Promise<void>;
+  deleteSessionsOfUser(userId: string): Promise<void>;
+
+  createToken(token: OneTimeToken): Promise<void>;
+  /**
+   * Marks the token used if it is of `kind`, unused, not revoked and not expired at `now`, in one statement, so
+   * two concurrent uses cannot both succeed. Returns the token as it was, or undefined.
+   */
+  consumeToken(tokenHash: string, kind: OneTimeTokenKind, now: string): Promise<OneTimeToken | undefined>;
+  /** Invites of the organization not yet used nor revoked (expired ones included), newest first. */
+  listOpenInvites(organizationId: string): Promise<OneTimeToken[]>;
+  revokeInvite(organizationId: string, id: string, now: string): Promise<boolean>;
+
+  /** Adds one attempt to the counter of (key, window) and returns the count after it. */
+  countLoginAttempt(key: string, windowStart: string): Promise<number>;
+  clearLoginAttempts(key: string): Promise<void>;
+
+  /** Records what the key listing shows (tenancy.createApiKey stores the hash). */
+  describeApiKey(id: string, details: { last4: string; createdBy?: string }): Promise<void>;
+  /** Keys of the environment, revoked ones included, newest first. */
+  listApiKeys(environmentId: string): Promise<ApiKeyInfo[]>;
+  /** Marks the key revoked; returns its hash (for cache invalidation) or undefined when unknown or already revoked. */
+  revokeApiKey(environmentId: string, id: string, now: string): Promise<{ keyHash: string } | undefined>;
+
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Newest first. */
+  listAudit(organizationId: string, page: number, limit: number): Promise<Page<AuditEntry>>;
+}
+
+// ---- secret-key revocations between processes -----------------------------------------------------------
+
+/**
+ * Tells every process that a secret key was revoked, so per-process caches of keys drop it at once. Embedded: an
+ * in-process call. Scaled out: Redis pub/sub; a process whose subscription is down must not trust its cache.
+ */
+export interface KeyRevocations {
+  /** Announces a revoked key (by its hash) to every process, this one first; resolves once published. */
+  publish(keyHash: string): Promise<void>;
+  /** `keyHash` undefined means: forget every cached key (after missed announcements could have happened). */
+  onRevoked(listener: (keyHash: string | undefined) => void): void;
+  /** False while this process might miss an announcement (its subscription is down). */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
 // ---- the store as a whole ----------------------------------------------------------------------------
 
 export interface Store {
@@ -321,6 +479,8 @@ export interface Store {
   workflows: WorkflowRepository;
   topics: TopicRepository;
   triggers: TriggerRepository;
+  dashboard: DashboardRepository;
+  preferences: SubscriberPreferenceRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

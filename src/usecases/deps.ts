@@ -1,8 +1,9 @@
 import type { Clock } from '../domain/clock.js';
 import type { Config } from '../config.js';
-import type { IdempotencyStore, RateLimitStore, Store } from '../store/ports.js';
+import type { IdempotencyStore, KeyRevocations, RateLimitStore, Store } from '../store/ports.js';
 import type { JobQueue } from '../queue/ports.js';
 import type { ProviderDirectory } from '../providers/ports.js';
+import type { RealtimeNotifier } from '../realtime/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -22,6 +23,10 @@ export interface Deps {
   providers: ProviderDirectory;
   /** The job queue between API and worker. */
   queue: JobQueue;
+  /** Inbox realtime events, called after the write they announce is durable (src/realtime/ports.ts). */
+  realtime: RealtimeNotifier;
+  /** Revoked secret keys announced to every process (their key caches drop them at once). */
+  keyRevocations: KeyRevocations;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

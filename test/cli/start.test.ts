@@ -13,6 +13,16 @@ const env = { HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: 'bootstrap-
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+function printedIdentifiers(output: string): Record<string, string> {
+  const identifiers: Record<string, string> = {};
+  for (const line of output.split('\n')) {
+    if (!line.includes('applicationIdentifier')) continue;
+    const entry = JSON.parse(line) as { environment: string; applicationIdentifier: string };
+    identifiers[entry.environment] = entry.applicationIdentifier;
+  }
+  return identifiers;
+}
+
 function printedKeys(output: string): Record<string, string> {
   const keys: Record<string, string> = {};
   for (const line of output.split('\n')) {
@@ -38,6 +48,12 @@ describe('herald start (embedded)', () => {
       const response = await fetch(`${herald.url}/v1/integrations`, { headers: { authorization: `ApiKey ${keys.development}` } });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ data: expect.any(Array) });
+
+      // The public application identifier is printed with each key, and is the one the API reports.
+      const identifiers = printedIdentifiers(herald.output());
+      const me = await fetch(`${herald.url}/v1/environments/me`, { headers: { authorization: `ApiKey ${keys.development}` } });
+      expect(((await me.json()) as { data: { identifier: string } }).data.identifier).toBe(identifiers.development);
+      expect(identifiers.production).toMatch(/^[A-Za-z0-9_-]{12}$/);
 
       const prod = await fetch(`${herald.url}/v1/integrations`, { headers: { authorization: `ApiKey ${keys.production}` } });
       expect(prod.status).toBe(200);
@@ -85,6 +101,11 @@ describe('herald start (embedded)', () => {
     expect(token.status).toBe(0);
     const bearer = token.stdout.trim();
     expect(bearer.split('.')).toHaveLength(3);
+
+    const listed = runHeraldCommand(['keys'], env);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(/^development\tapplicationIdentifier=[A-Za-z0-9_-]{12}\tkeys=1\t/m);
+    expect(listed.stdout).toMatch(/^production\tapplicationIdentifier=[A-Za-z0-9_-]{12}\tkeys=2\tkeys usable for Inbox HMAC=2$/m);
 
     const unknownEnvironment = runHeraldCommand(['keys', 'create', '--environment', 'staging'], env);
     expect(unknownEnvironment.status).toBe(1);

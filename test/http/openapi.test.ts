@@ -56,14 +56,16 @@ describe('OpenAPI document and docs page', () => {
   });
   afterAll(async () => server?.close());
 
-  it('is OpenAPI 3.1 with both security schemes, required by default', () => {
+  it('is OpenAPI 3.1 with its security schemes, ApiKey, Session or the dashboard cookie required by default', () => {
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
     expect(document.info).toMatchObject({ title: 'Herald API', version: expect.any(String) });
     expect(document.components.securitySchemes).toEqual({
       ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
       Session: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      SubscriberSession: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      DashboardSession: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'herald_session' }),
     });
-    expect(document.security).toEqual([{ ApiKey: [] }, { Session: [] }]);
+    expect(document.security).toEqual([{ ApiKey: [] }, { Session: [] }, { DashboardSession: [] }]);
   });
 
   it('documents every spec operation the app serves, generated from its schema', () => {

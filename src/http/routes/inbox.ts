@@ -32,13 +32,15 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
     {
       schema: {
         tags,
-        summary: "How many of a subscriber's in-app messages are unseen",
+        summary: "How many of a subscriber's in-app messages are unseen (or seen, with seen=true)",
         params: FeedParams,
         querystring: UnseenQuery,
         headers: IdempotencyHeaders,
         response: { 200: DataEnvelope(Type.Object({ count: Type.Integer() })), ...commonErrorResponses },
       },
     },
-    async (request) => ({ data: await countUnseen(deps, { caller: callerOf(request), subscriberId: request.params.subscriberId }) }),
+    async (request) => ({
+      data: await countUnseen(deps, { caller: callerOf(request), subscriberId: request.params.subscriberId, seen: request.query.seen }),
+    }),
   );
 };

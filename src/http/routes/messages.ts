@@ -3,7 +3,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
 import { Acknowledged, DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
-import { ListMessagesQuery, MarkAsBody, MarkAsParams, MessageParams, MessageSchema } from '../schemas/message.js';
+import {
+  LegacyMarkAsBody,
+  ListMessagesQuery,
+  MarkAllBody,
+  MarkAsBody,
+  MarkAsParams,
+  MessageParams,
+  MessageSchema,
+  TransactionMessagesParams,
+  TransactionMessagesQuery,
+} from '../schemas/message.js';
+import { marksOf } from '../../domain/legacy-mark.js';
+import { deleteTransactionMessages } from '../../usecases/messages/delete-transaction-messages.js';
+import { markAllMessagesAs } from '../../usecases/messages/mark-all-messages-as.js';
 import { deleteMessage } from '../../usecases/messages/delete-message.js';
 import { listMessages } from '../../usecases/messages/list-messages.js';
 import { markMessagesAs } from '../../usecases/messages/mark-messages-as.js';
@@ -59,4 +72,74 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       return reply.status(201).send({ data: messages });
     },
   );
+
+  app.post(
+    '/v1/subscribers/:subscriberId/messages/markAs',
+    {
+      schema: {
+        tags,
+        summary: "Legacy mark-as (@novu/node): set a subscriber's in-app messages' seen and/or read flags",
+        params: MarkAsParams,
+        body: LegacyMarkAsBody,
+        headers: IdempotencyHeaders,
+        response: { 201: DataEnvelope(Type.Array(MessageSchema)), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const messages = await markMessagesAs(deps, {
+        caller: callerOf(request),
+        subscriberId: request.params.subscriberId,
+        messageId: request.body.messageId,
+        markAs: marksOf(request.body.mark),
+      });
+      return reply.status(201).send({ data: messages });
+    },
+  );
+
+  app.post(
+    '/v1/subscribers/:subscriberId/messages/mark-all',
+    {
+      schema: {
+        tags,
+        summary: "Mark all of a subscriber's in-app messages as read, seen, unread or unseen; answers how many changed",
+        params: MarkAsParams,
+        body: MarkAllBody,
+        headers: IdempotencyHeaders,
+        response: { 201: DataEnvelope(Type.Integer()), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { feedIdentifier } = request.body;
+      const changed = await markAllMessagesAs(deps, {
+        caller: callerOf(request),
+        subscriberId: request.params.subscriberId,
+        markAs: request.body.markAs,
+        ...(feedIdentifier !== undefined ? { feedIdentifiers: Array.isArray(feedIdentifier) ? feedIdentifier : [feedIdentifier] } : {}),
+      });
+      return reply.status(201).send({ data: changed });
+    },
+  );
+
+  app.delete(
+    '/v1/messages/transaction/:transactionId',
+    {
+      schema: {
+        tags,
+        summary: "Delete a transaction's messages (of one channel with ?channel=); 204",
+        params: TransactionMessagesParams,
+        querystring: TransactionMessagesQuery,
+        headers: IdempotencyHeaders,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      await deleteTransactionMessages(deps, {
+        caller: callerOf(request),
+        transactionId: request.params.transactionId,
+        ...(request.query.channel !== undefined ? { channel: request.query.channel } : {}),
+      });
+      return reply.status(204).send(null);
+    },
+  );
 };
+

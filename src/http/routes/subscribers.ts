@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ValidationError } from '../../domain/errors.js';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
 import { Acknowledged, DataEnvelope, IdempotencyHeaders, commonErrorResponses } from '../schemas/common.js';
@@ -118,8 +119,14 @@ export const subscribersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
       data: await updateSubscriberOnlineStatus(deps, {
         caller: callerOf(request),
         subscriberId: request.params.subscriberId,
-        isOnline: request.body.isOnline,
+        isOnline: onlineFlagOf(request.body),
       }),
     }),
   );
 };
+
+function onlineFlagOf(body: { isOnline?: boolean; online?: boolean }): boolean {
+  const flag = body.isOnline ?? body.online;
+  if (flag === undefined) throw new ValidationError(['isOnline must be a boolean']);
+  return flag;
+}

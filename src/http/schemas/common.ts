@@ -38,6 +38,7 @@ export type ErrorBody = Static<typeof ErrorBody>;
 export const commonErrorResponses = {
   400: Type.Ref('ErrorBody'),
   401: Type.Ref('ErrorBody'),
+  403: Type.Ref('ErrorBody'),
   404: Type.Ref('ErrorBody'),
   409: Type.Ref('ErrorBody'),
   413: Type.Ref('ErrorBody'),

@@ -72,12 +72,22 @@ export const FeedQuery = Type.Object({
 
 export const UnseenQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  seen: Type.Optional(Type.Boolean({ default: false, description: 'false (default): count unseen messages; true: count seen ones' })),
 });
 
 /** A feed entry: the Message shape plus the fields Novu's feed item requires. */
 export const FeedItemSchema = Type.Object(
   {
     ...MessageSchema.properties,
+    subscriber: Type.Optional(
+      Type.Object({
+        _id: Type.String(),
+        subscriberId: Type.String(),
+        firstName: Type.Optional(Type.String()),
+        lastName: Type.Optional(Type.String()),
+        avatar: Type.Optional(Type.String()),
+      }),
+    ),
     _jobId: Type.String(),
     _templateId: Type.String(),
     archived: Type.Boolean(),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DELIVERY_CHANNELS, MARK_AS_VALUES, MESSAGE_STATUSES } from '../../domain/types.js';
+import { DELIVERY_CHANNELS, MARK_AS_VALUES, MESSAGE_STATUSES, SEVERITIES } from '../../domain/types.js';
 import { FreeObject, IsoDateTime } from './common.js';
 import { NullableString, SubscriberSchema } from './subscriber.js';
 
@@ -18,6 +18,8 @@ const MessageButtonSchema = Type.Object({
   type: StringEnum(['primary', 'secondary'] as const),
   content: Type.String(),
   resultContent: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  target: Type.Optional(Type.String()),
 });
 
 export const MessageCtaSchema = Type.Object({
@@ -75,6 +77,14 @@ export const MessageSchema = Type.Object({
   payload: Type.Optional(FreeObject),
   overrides: Type.Optional(FreeObject),
   contextKeys: Type.Optional(Type.Array(Type.String())),
+  // Inbox state (in-app messages).
+  archived: Type.Optional(Type.Boolean()),
+  archivedAt: Type.Optional(Type.String()),
+  firstSeenDate: Type.Optional(Type.String()),
+  tags: Type.Optional(Type.Array(Type.String())),
+  severity: Type.Optional(StringEnum(SEVERITIES)),
+  data: Type.Optional(FreeObject),
+  avatar: Type.Optional(Type.String()),
 });
 
 export const ListMessagesQuery = Type.Object({
@@ -106,3 +116,21 @@ export type MarkAsBody = Static<typeof MarkAsBody>;
 
 export const MarkAsParams = Type.Object({ subscriberId: Type.String() });
 export const MessageParams = Type.Object({ messageId: Type.String() });
+
+// ---- the legacy `@novu/node` inbox routes ----------------------------------------------------------------
+
+/** `POST /v1/subscribers/{subscriberId}/messages/markAs`: the flags to set; at least one of them. */
+export const LegacyMarkAsBody = Type.Object({
+  messageId: MarkAsBody.properties.messageId,
+  mark: Type.Object({ seen: Type.Optional(Type.Boolean()), read: Type.Optional(Type.Boolean()) }),
+});
+
+export const MarkAllBody = Type.Object({
+  markAs: StringEnum(MARK_AS_VALUES),
+  feedIdentifier: Type.Optional(
+    Type.Unsafe<string | string[]>({ type: ['string', 'array'], items: { type: 'string' }, maxItems: 100, description: 'a feed identifier or several' }),
+  ),
+});
+
+export const TransactionMessagesParams = Type.Object({ transactionId: Type.String({ minLength: 1 }) });
+export const TransactionMessagesQuery = Type.Object({ channel: Type.Optional(StringEnum(DELIVERY_CHANNELS)) });

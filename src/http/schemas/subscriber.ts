@@ -82,7 +82,11 @@ export const CreateSubscriberQuery = Type.Object({
   failIfExists: Type.Optional(Type.Boolean({ default: false, description: 'true: an existing subscriberId is a 409' })),
 });
 
-export const OnlineStatusBody = Type.Object({ isOnline: Type.Boolean() });
+/** `isOnline` (Novu's v1 API, `@novu/api`) or `online` (the name the legacy `@novu/node` SDK sends); one is required. */
+export const OnlineStatusBody = Type.Object({
+  isOnline: Type.Optional(Type.Boolean()),
+  online: Type.Optional(Type.Boolean({ description: 'the same flag under the name @novu/node sends' })),
+});
 
 export const SubscriberParams = Type.Object({ subscriberId: Type.String() });
 
@@ -105,3 +109,26 @@ export const SubscriberListBody = Type.Composite([
   PageEnvelope(SubscriberSchema, { totalCount: true }),
   Type.Object({ next: NullableString(), previous: NullableString(), totalCountCapped: Type.Boolean() }),
 ]);
+
+// ---- v1 (the legacy `@novu/node` SDK's routes) ---------------------------------------------------------
+
+/** `PUT /v1/subscribers/{subscriberId}`: Novu's v1 update changes only the fields sent (null clears), like PATCH. */
+export const UpdateSubscriberV1Body = PatchSubscriberBody;
+
+export const ListSubscribersV1Query = Type.Object({
+  page: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+});
+
+/** Novu v1's offset page: `{ page, totalCount, pageSize, hasMore, data }`. */
+export const SubscriberListV1Body = PageEnvelope(SubscriberSchema, { totalCount: true });
+
+export const BulkSubscribersBody = Type.Object({
+  subscribers: Type.Array(CreateSubscriberBody, { minItems: 1, maxItems: 500 }),
+});
+
+export const BulkSubscribersReport = Type.Object({
+  created: Type.Array(Type.Object({ subscriberId: Type.String() })),
+  updated: Type.Array(Type.Object({ subscriberId: Type.String() })),
+  failed: Type.Array(Type.Object({ subscriberId: Type.String(), message: Type.String() })),
+});

@@ -10,13 +10,13 @@ import { IsoDateTime } from './common.js';
  * `{ data, next, previous, totalCount, totalCountCapped }`.
  */
 
-const TopicKey = Type.String({
+export const TopicKey = Type.String({
   minLength: 1,
   maxLength: 100,
   pattern: '^(?:[A-Za-z0-9_:-]+|[^\\s@]+@[^\\s@]+\\.[^\\s@]+)$',
   description: 'Letters, digits, -, _ and :, or an email address',
 });
-const TopicName = Type.String({ minLength: 1, maxLength: 200 });
+export const TopicName = Type.String({ minLength: 1, maxLength: 200 });
 
 export const TopicParams = Type.Object({ topicKey: Type.String() });
 

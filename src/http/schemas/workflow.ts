@@ -226,7 +226,7 @@ function toPreferences(workflow: Workflow) {
     DELIVERY_CHANNELS.map((channel) => [channel, { enabled: workflow.preferenceSettings[channel] ?? true }]),
   );
   const anyEnabled = Object.values(channels).some((channel) => channel.enabled);
-  return { user: null, default: { all: { enabled: anyEnabled, readOnly: workflow.critical }, channels } };
+  return { user: null, default: { all: { enabled: anyEnabled, readOnly: workflow.readOnly ?? workflow.critical }, channels } };
 }
 
 const statusOf = (workflow: Workflow) => (workflow.active ? ('ACTIVE' as const) : ('INACTIVE' as const));

@@ -1,7 +1,8 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
-import type { MarkAs, Message, Page } from '../../domain/types.js';
-import type { MessageListFilter, MessageRepository } from '../ports.js';
+import { matchesDataFilter, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
+import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
+import type { InboxBadgeCounts, InboxCursor, InboxPage, MessageListFilter, MessageRepository } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
@@ -18,8 +19,11 @@ const INSERT_BATCH = 200;
 /** Message fields held in columns; everything else lives in the JSON document. */
 const COLUMN_FIELDS = [
   '_id', '_environmentId', '_organizationId', '_notificationId', '_subscriberId', '_jobId', '_templateId',
-  'transactionId', 'channel', 'read', 'seen', 'status', 'deleted', 'createdAt', 'updatedAt', 'subscriber',
+  'transactionId', 'channel', 'read', 'seen', 'status', 'deleted', 'createdAt', 'updatedAt', 'subscriber', 'archived',
 ] as const;
+
+/** Rows read per round when a `data` filter (checked here, not in SQL) thins a page out. */
+const INBOX_SCAN_BATCH = 200;
 
 /** The columns message_counters scopes are made of (plus the id, which picks the shard). */
 const COUNTED_COLUMNS = ['id', 'environment_id', 'channel', 'external_subscriber_id', 'context_keys_norm'] as const;
@@ -216,6 +220,177 @@ export class SqlMessageRepository implements MessageRepository {
       await deltas.apply(db);
       return true;
     });
+  }
+
+  /** One grouped count over the Inbox index: unread, not archived, not snoozed, by severity; and how many are unseen. */
+  async countInboxBadges(environmentId: string, subscriberRecordId: string, _at: string): Promise<InboxBadgeCounts> {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select((eb) => ['severity', eb.fn.countAll<number | string>().as('unread'), eb.fn.sum<number | string | null>('seen').as('seen')])
+      .where('environment_id', '=', environmentId)
+      .where('subscriber_id', '=', subscriberRecordId)
+      .where('channel', '=', 'in_app')
+      .where('deleted', '=', 0)
+      .where('read', '=', 0)
+      .where('archived', '=', 0)
+      .where('snoozed_until', 'is', null)
+      .groupBy('severity')
+      .execute();
+    const severity = { high: 0, medium: 0, low: 0, none: 0 };
+    let total = 0;
+    let unseen = 0;
+    for (const row of rows) {
+      const count = Number(row.unread);
+      const level = (row.severity ?? 'none') as keyof typeof severity;
+      severity[level in severity ? level : 'none'] += count;
+      total += count;
+      unseen += count - Number(row.seen ?? 0);
+    }
+    return { unread: { total, severity }, unseen };
+  }
+
+  async markAllInApp(environmentId: string, subscriber: { _id: string; subscriberId: string }, markAs: MarkAs, at: string): Promise<number> {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('id')
+      .where('environment_id', '=', environmentId)
+      .where('external_subscriber_id', '=', subscriber.subscriberId)
+      .where('deleted', '=', 0)
+      .where('subscriber_id', '=', subscriber._id)
+      .where('channel', '=', 'in_app')
+      .where((eb) => {
+        // Only the messages the mark changes: `read` also sets seen, so it changes a message lacking either.
+        if (markAs === 'read') return eb.or([eb('read', '=', 0), eb('seen', '=', 0)]);
+        if (markAs === 'seen') return eb('seen', '=', 0);
+        if (markAs === 'unread') return eb('read', '=', 1);
+        return eb('seen', '=', 1);
+      })
+      .execute();
+    return (await this.markAs(environmentId, rows.map((row) => row.id), markAs, at)).length;
+  }
+
+  async softDeleteByTransaction(
+    environmentId: string,
+    transactionId: string,
+    channel: DeliveryChannel | undefined,
+    at: string,
+  ): Promise<Array<{ _id: string; _subscriberId: string; channel: DeliveryChannel }>> {
+    let query = this.db
+      .selectFrom('messages')
+      .select(['id', 'subscriber_id', 'channel'])
+      .where('environment_id', '=', environmentId)
+      .where('transaction_id', '=', transactionId)
+      .where('deleted', '=', 0);
+    if (channel !== undefined) query = query.where('channel', '=', channel);
+    const deleted: Array<{ _id: string; _subscriberId: string; channel: DeliveryChannel }> = [];
+    for (const row of await query.orderBy('id').execute()) {
+      if (await this.softDelete(environmentId, row.id, at)) {
+        deleted.push({ _id: row.id, _subscriberId: row.subscriber_id, channel: row.channel as DeliveryChannel });
+      }
+    }
+    return deleted;
+  }
+
+  async listInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter, page: InboxPage): Promise<{ data: Message[]; hasMore: boolean }> {
+    if (filter.data === undefined) {
+      const rows = await this.inboxQuery(environmentId, subscriberRecordId, filter, page.after)
+        .limit(page.limit + 1)
+        .offset(page.offset)
+        .execute();
+      return { data: rows.slice(0, page.limit).map(toMessage), hasMore: rows.length > page.limit };
+    }
+    // The data filter is checked on the documents: scan in batches until the page (and one more) is found.
+    const wanted = page.offset + page.limit + 1;
+    const found: Message[] = [];
+    for await (const message of this.scanInbox(environmentId, subscriberRecordId, filter, page.after)) {
+      found.push(message);
+      if (found.length >= wanted) break;
+    }
+    const data = found.slice(page.offset, page.offset + page.limit);
+    return { data, hasMore: found.length > page.offset + page.limit };
+  }
+
+  async countInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter): Promise<number> {
+    if (filter.data === undefined) {
+      const row = await this.inboxQuery(environmentId, subscriberRecordId, filter, undefined)
+        .clearSelect()
+        .clearOrderBy()
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    }
+    let count = 0;
+    for await (const _ of this.scanInbox(environmentId, subscriberRecordId, filter, undefined)) count++;
+    return count;
+  }
+
+  async findInboxPosition(environmentId: string, subscriberRecordId: string, id: string): Promise<InboxCursor | undefined> {
+    const row = await this.db
+      .selectFrom('messages')
+      .select(['created_at', 'id'])
+      .where('id', '=', id)
+      .where(environmentIs(environmentId))
+      .where('subscriber_id', '=', subscriberRecordId)
+      .where('channel', '=', 'in_app')
+      .executeTakeFirst();
+    return row && { createdAt: row.created_at, id: row.id };
+  }
+
+  async saveInboxState(message: Message): Promise<boolean> {
+    const row = toRow(message, '');
+    const result = await this.db
+      .updateTable('messages')
+      .set({ read: row.read, seen: row.seen, archived: row.archived, snoozed_until: row.snoozed_until, document: row.document, updated_at: row.updated_at })
+      .where('environment_id', '=', message._environmentId)
+      .where('id', '=', message._id)
+      .where('deleted', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** The subscriber's matching non-deleted in-app rows, newest first, after the cursor; the data filter is not applied. */
+  private inboxQuery(environmentId: string, subscriberRecordId: string, filter: InboxFilter, after: InboxCursor | undefined) {
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where((eb) => {
+        const conditions = [
+          eb('environment_id', '=', environmentId),
+          eb('subscriber_id', '=', subscriberRecordId),
+          eb('channel', '=', 'in_app'),
+          eb('deleted', '=', 0),
+        ];
+        if (filter.read !== undefined) conditions.push(eb('read', '=', toFlag(filter.read)));
+        if (filter.seen !== undefined) conditions.push(eb('seen', '=', toFlag(filter.seen)));
+        if (filter.archived !== undefined) conditions.push(eb('archived', '=', toFlag(filter.archived)));
+        if (filter.snoozed !== undefined) conditions.push(eb('snoozed_until', filter.snoozed ? 'is not' : 'is', null));
+        if (filter.severity !== undefined) conditions.push(eb('severity', 'in', filter.severity.length ? filter.severity : ['']));
+        if (filter.createdGte !== undefined) conditions.push(eb('created_at', '>=', filter.createdGte));
+        if (filter.createdLte !== undefined) conditions.push(eb('created_at', '<=', filter.createdLte));
+        for (const group of filter.tags ?? []) {
+          conditions.push(eb.or(group.map((tag) => sql<boolean>`${sql.ref('tags')} like ${`%|${escapeLike(tag)}|%`} escape '\\'`)));
+        }
+        if (after) {
+          conditions.push(eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+        }
+        return eb.and(conditions);
+      })
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc');
+  }
+
+  private async *scanInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter, after: InboxCursor | undefined): AsyncGenerator<Message> {
+    let cursor = after;
+    for (;;) {
+      const rows = await this.inboxQuery(environmentId, subscriberRecordId, filter, cursor).limit(INBOX_SCAN_BATCH).execute();
+      for (const row of rows) {
+        const message = toMessage(row);
+        if (matchesDataFilter(message.data, filter.data ?? {})) yield message;
+      }
+      if (rows.length < INBOX_SCAN_BATCH) return;
+      const last = rows[rows.length - 1];
+      cursor = { createdAt: last.created_at, id: last.id };
+    }
   }
 
   /** Mark-as changes only flags and dates, none of the counted columns; a message deleted meanwhile is left alone. */
@@ -428,7 +603,16 @@ function toRow(message: Message, externalSubscriberId: string): MessageRow {
     document: toJson(document),
     created_at: message.createdAt,
     updated_at: message.updatedAt ?? message.createdAt,
+    archived: toFlag(message.archived),
+    snoozed_until: message.snoozedUntil ?? null,
+    severity: message.severity ?? 'none',
+    tags: tagsColumn(message.tags),
   };
+}
+
+/** LIKE's wildcards and its escape character, escaped with a backslash. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 function toMessage(row: MessageRow): Message {
@@ -449,6 +633,8 @@ function toMessage(row: MessageRow): Message {
   message.status = row.status as Message['status'];
   message.cta ??= {};
   message.deleted = fromFlag(row.deleted);
+  // Archive is Inbox state: only in-app messages carry the field.
+  if (row.channel === 'in_app') message.archived = fromFlag(row.archived);
   message.createdAt = row.created_at;
   message.updatedAt = row.updated_at;
   return message;

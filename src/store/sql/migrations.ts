@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { newApplicationIdentifier } from '../../domain/ids.js';
 
 /**
  * Versioned migrations, written once with Kysely's schema builder so they run unchanged on SQLite and
@@ -456,6 +457,135 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<any>) {
       await db.schema.dropIndex('jobs_env_notification').execute();
       await db.schema.dropIndex('jobs_env_transaction').execute();
+    },
+  },
+  '0008_subscriber_preferences': {
+    // One row per subscriber and level: the global row has workflow_id ''. The primary key is the only index: the
+    // worker reads a subscriber's global and workflow rows in one range of it before every channel step, and the
+    // preference routes read all of a subscriber's rows.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('subscriber_preferences')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('workflow_id', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer')
+        .addColumn('channels', 'text', (c) => c.notNull())
+        .addColumn('schedule', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('subscriber_preferences_pk', ['environment_id', 'subscriber_id', 'workflow_id'])
+        .execute();
+    },
+  },
+  '0010_application_identifiers': {
+    // The Inbox: every environment gets the public identifier browsers send as `applicationIdentifier`
+    // (existing ones are backfilled here), and API keys get an encrypted copy next to their hash so the
+    // session route can verify `subscriberHash` HMACs. Keys made before this migration stay hash-only: their
+    // plaintext was never stored, so they cannot be recovered (README: the Inbox, HMAC).
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('environments').addColumn('identifier', 'text').execute();
+      const environments = await db.selectFrom('environments').select('id').execute();
+      for (const environment of environments) {
+        await db.updateTable('environments').set({ identifier: newApplicationIdentifier() }).where('id', '=', environment.id).execute();
+      }
+      await db.schema.createIndex('environments_identifier_unique').on('environments').column('identifier').unique().execute();
+      await db.schema.alterTable('api_keys').addColumn('key_enc', 'text').execute();
+    },
+  },
+  '0011_inbox_message_state': {
+    // The Inbox filters a subscriber's in-app messages by archived / snoozed / severity / tags; these mirror the
+    // document's fields in columns. Existing messages predate archive, snooze, severity and tags: the defaults are
+    // their true state. One index serves the Inbox list, its cursor and its counts.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('messages').addColumn('archived', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('messages').addColumn('snoozed_until', 'text').execute();
+      await db.schema.alterTable('messages').addColumn('severity', 'text', (c) => c.notNull().defaultTo('none')).execute();
+      await db.schema.alterTable('messages').addColumn('tags', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .createIndex('messages_inbox')
+        .on('messages')
+        .columns(['environment_id', 'subscriber_id', 'channel', 'deleted', 'created_at', 'id'])
+        .execute();
+    },
+  },
+  '0013_dashboard_users': {
+    // Dashboard sign-in: users per organization, server-side sessions (only a hash of the cookie value is stored),
+    // one-time links (the first-start setup link and invites; hashes only) and sign-in attempt counters.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text')
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('users_organization').on('users').columns(['organization_id', 'created_at']).execute();
+
+      await db.schema
+        .createTable('dashboard_sessions')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('dashboard_sessions_user').on('dashboard_sessions').column('user_id').execute();
+
+      await db.schema
+        .createTable('dashboard_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('organization_id', 'text')
+        .addColumn('role', 'text')
+        .addColumn('email', 'text')
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('dashboard_tokens_organization').on('dashboard_tokens').columns(['organization_id', 'kind', 'created_at']).execute();
+
+      await db.schema
+        .createTable('login_attempts')
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('window_start', 'text', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('login_attempts_pk', ['key', 'window_start'])
+        .execute();
+    },
+  },
+  '0014_api_key_management': {
+    // Keys listed, named by their last characters and revoked from the dashboard; a revoked key stays as a record.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('api_keys').addColumn('hint', 'text').execute();
+      await db.schema.alterTable('api_keys').addColumn('revoked_at', 'text').execute();
+      await db.schema.alterTable('api_keys').addColumn('created_by', 'text').execute();
+    },
+  },
+  '0015_audit_log': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('organization_id', 'text', (c) => c.notNull())
+        .addColumn('environment_id', 'text')
+        .addColumn('actor_kind', 'text', (c) => c.notNull())
+        .addColumn('actor_id', 'text')
+        .addColumn('actor_label', 'text')
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target_type', 'text')
+        .addColumn('target_id', 'text')
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('ip', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_log_organization_created').on('audit_log').columns(['organization_id', 'created_at', 'id']).execute();
     },
   },
 };

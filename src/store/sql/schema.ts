@@ -15,6 +15,8 @@ export interface EnvironmentsTable {
   id: string;
   organization_id: string;
   name: string;
+  /** Public application identifier; unique (migration 0010 backfilled existing rows). */
+  identifier: string;
   created_at: string;
 }
 
@@ -23,7 +25,14 @@ export interface ApiKeysTable {
   environment_id: string;
   /** sha256 hex of the secret key; the key itself is never stored. */
   key_hash: string;
+  /** AES-256-GCM ciphertext of the key (secret-box.ts), kept to verify Inbox HMACs; null for keys made before 0010. */
+  key_enc: string | null;
   created_at: string;
+  /** The key's last four characters, for telling keys apart in the dashboard (keys made before 0014: null). */
+  hint: string | null;
+  /** Set when revoked: the key no longer authenticates. */
+  revoked_at: string | null;
+  created_by: string | null;
 }
 
 export interface IntegrationsTable {
@@ -194,6 +203,14 @@ export interface MessagesTable {
   deleted: number;
   /** The rest of the Message document (content, cta, subject, payload, overrides, ...). */
   document: string;
+  // Inbox filter columns (migration 0011; optional so rows written without them take the column defaults).
+  archived?: number;
+  /** Set while snoozed (the document's snoozedUntil). */
+  snoozed_until?: string | null;
+  /** The document's severity, `none` when it has none. */
+  severity?: string;
+  /** The document's tags as `|a|b|` (domain/inbox.ts tagsColumn), '' when none. */
+  tags?: string;
   created_at: string;
   updated_at: string;
 }
@@ -272,6 +289,23 @@ export interface TriggersTable {
   updated_at: string;
 }
 
+/**
+ * A subscriber's preference records: one global row (`workflow_id` = '') and one per workflow it changed
+ * (`workflow_id` = the workflow's internal id). `channels` is a JSON object of the channels this level decides.
+ */
+export interface SubscriberPreferencesTable {
+  environment_id: string;
+  subscriber_id: string;
+  workflow_id: string;
+  /** 1 / 0, or null when this level does not switch everything. */
+  enabled: number | null;
+  channels: string;
+  /** JSON DeliverySchedule (global row only), or null. */
+  schedule: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -297,6 +331,69 @@ export interface Database {
   queue_jobs: QueueJobsTable;
   triggers: TriggersTable;
   settings: SettingsTable;
+  subscriber_preferences: SubscriberPreferencesTable;
+  users: UsersTable;
+  dashboard_sessions: DashboardSessionsTable;
+  dashboard_tokens: DashboardTokensTable;
+  login_attempts: LoginAttemptsTable;
+  audit_log: AuditLogTable;
+}
+
+/** Dashboard users (migration 0013). `email` is stored lower-case and is unique across organizations. */
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  /** `scrypt$N$r$p$salt$hash` (base64), see usecases/dashboard/passwords.ts. */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DashboardSessionsTable {
+  /** sha256 hex of the cookie value. */
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** One-time links: the first-start setup link (`kind` setup) and invites (`kind` invite). */
+export interface DashboardTokensTable {
+  id: string;
+  token_hash: string;
+  kind: string;
+  organization_id: string | null;
+  role: string | null;
+  email: string | null;
+  created_by: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface LoginAttemptsTable {
+  key: string;
+  window_start: string;
+  count: number;
+}
+
+export interface AuditLogTable {
+  id: string;
+  organization_id: string;
+  environment_id: string | null;
+  actor_kind: string;
+  actor_id: string | null;
+  actor_label: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  outcome: string;
+  ip: string | null;
+  created_at: string;
 }
 
 export type { Generated };

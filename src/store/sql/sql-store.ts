@@ -11,6 +11,8 @@ import { SqlJobRepository } from './job-repository.js';
 import { SqlWorkflowRepository } from './workflow-repository.js';
 import { SqlTopicRepository } from './topic-repository.js';
 import { SqlTriggerRepository } from './trigger-repository.js';
+import { SqlDashboardRepository } from './dashboard-repository.js';
+import { SqlPreferenceRepository } from './preference-repository.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -33,13 +35,15 @@ export class SqlStore implements Store {
   readonly workflows: SqlWorkflowRepository;
   readonly topics: SqlTopicRepository;
   readonly triggers: SqlTriggerRepository;
+  readonly dashboard: SqlDashboardRepository;
+  readonly preferences: SqlPreferenceRepository;
 
   constructor(
     readonly db: Kysely<Database>,
     readonly options: SqlStoreOptions,
     private readonly inTransaction = false,
   ) {
-    this.tenancy = new SqlTenancyRepository(db);
+    this.tenancy = new SqlTenancyRepository(db, options.secretBox);
     this.integrations = new SqlIntegrationRepository(db, options);
     this.subscribers = new SqlSubscriberRepository(db, options);
     this.messages = new SqlMessageRepository(db, options);
@@ -48,6 +52,8 @@ export class SqlStore implements Store {
     this.workflows = new SqlWorkflowRepository(db, options);
     this.topics = new SqlTopicRepository(db, options);
     this.triggers = new SqlTriggerRepository(db, options);
+    this.dashboard = new SqlDashboardRepository(db);
+    this.preferences = new SqlPreferenceRepository(db, options);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -147,6 +147,7 @@ export class SqlSubscriberRepository implements SubscriberRepository {
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
     await this.db.deleteFrom('topic_subscriptions').where('environment_id', '=', environmentId).where('subscriber_id', '=', id).execute();
+    await this.db.deleteFrom('subscriber_preferences').where('environment_id', '=', environmentId).where('subscriber_id', '=', id).execute();
     return true;
   }
 }

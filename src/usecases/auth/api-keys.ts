@@ -20,7 +20,10 @@ export interface CreateApiKeyInput {
   secretKey?: string;
 }
 
-/** Creates a key for the named environment and returns the secret, which is never stored. */
+/**
+ * Creates a key for the named environment and returns the secret. It is stored hashed (authentication) and
+ * encrypted with the master key (to verify Inbox `subscriberHash` HMACs), never in plaintext.
+ */
 export async function createApiKey(deps: Pick<Deps, 'store' | 'clock'>, input: CreateApiKeyInput): Promise<{ secretKey: string; environmentId: string }> {
   const environment = await deps.store.tenancy.findEnvironmentByName(input.environmentName);
   if (!environment) throw new NotFoundError(`Environment ${input.environmentName} not found`);
@@ -29,6 +32,7 @@ export async function createApiKey(deps: Pick<Deps, 'store' | 'clock'>, input: C
     id: newId(deps.clock.now()),
     environmentId: environment._id,
     keyHash: hashApiKey(secretKey),
+    secretKey,
     createdAt: isoNow(deps.clock),
   });
   return { secretKey, environmentId: environment._id };

@@ -3,12 +3,17 @@ import type { Caller } from '../../domain/types.js';
 import type { ApiKeyRecord } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 import { hashApiKey } from './api-keys.js';
+import { decodeJwt } from 'jose';
 import { verifySessionToken } from './session-tokens.js';
+import { SUBSCRIBER_TOKEN_TYPE, verifySubscriberToken } from './subscriber-tokens.js';
 
 /**
  * Resolves the Authorization header to a caller, with the exact 401 messages of API-CONVENTIONS.md.
- * Known key hashes are cached briefly so the hot trigger path does not hit the database per request; one cache
- * per store, so two Herald instances in one process (tests, embedding) never answer from each other's keys.
+ * Known key hashes are cached briefly so the hot trigger path does not hit the database per request (in scale-out a
+ * lookup is a PostgreSQL round trip, about as much CPU as a tenth of a trigger); one cache per store, so two Herald
+ * instances in one process (tests, embedding) never answer from each other's keys. A revoked key leaves every
+ * process's cache at once through `deps.keyRevocations` (wired in container.ts to `forgetCachedApiKey`), and the
+ * cache is not used while this process might miss such an announcement.
  */
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
@@ -24,8 +29,16 @@ function keyCacheOf(store: object): KeyCache {
   return cache;
 }
 
+/** Drops one key (by hash) from the store's cache, or every key when `keyHash` is undefined. */
+export function forgetCachedApiKey(store: object, keyHash: string | undefined): void {
+  const cache = keyCaches.get(store);
+  if (!cache) return;
+  if (keyHash === undefined) cache.clear();
+  else cache.delete(keyHash);
+}
+
 export async function authenticateCaller(
-  deps: Pick<Deps, 'store' | 'clock' | 'sessionSecret'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'sessionSecret' | 'keyRevocations'>,
   authorization: string | undefined,
 ): Promise<Caller> {
   if (!authorization || authorization.trim() === '') throw new UnauthorizedError('Missing authorization header');
@@ -40,14 +53,28 @@ export async function authenticateCaller(
     return { kind: 'apiKey', environmentId: record.environmentId, organizationId: record.organizationId, actorId: record.id };
   }
   if (scheme === 'Bearer') {
+    // Subscriber (Inbox) and dashboard tokens are told apart by their typ claim; each is then verified with its own key.
+    if (tokenType(credential) === SUBSCRIBER_TOKEN_TYPE) {
+      const scope = await verifySubscriberToken(deps, credential);
+      return { kind: 'subscriber', ...scope, actorId: scope.subscriberRecordId };
+    }
     const session = await verifySessionToken(deps, credential);
     return { kind: 'session', environmentId: session.environmentId, organizationId: session.organizationId, actorId: session.subject };
   }
   throw new UnauthorizedError(`Invalid authentication scheme: "${scheme}"`);
 }
 
-async function findKey(deps: Pick<Deps, 'store' | 'clock'>, secretKey: string): Promise<ApiKeyRecord | undefined> {
+function tokenType(token: string): unknown {
+  try {
+    return decodeJwt(token).typ;
+  } catch {
+    return undefined;
+  }
+}
+
+async function findKey(deps: Pick<Deps, 'store' | 'clock' | 'keyRevocations'>, secretKey: string): Promise<ApiKeyRecord | undefined> {
   const hash = hashApiKey(secretKey);
+  if (!deps.keyRevocations.listening) return deps.store.tenancy.findApiKeyByHash(hash);
   const now = deps.clock.now();
   const keyCache = keyCacheOf(deps.store);
   const cached = keyCache.get(hash);

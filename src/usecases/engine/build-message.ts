@@ -25,12 +25,21 @@ export function ctaOf(controls: RenderedControls): MessageCta {
   if (redirectUrl) {
     cta.type = 'redirect';
     cta.data = { url: redirectUrl };
+    const target = controls.redirect && typeof controls.redirect === 'object' ? text((controls.redirect as Record<string, unknown>).target) : undefined;
+    if (target) cta.data.target = target;
   }
   const buttons: MessageButton[] = [];
   for (const [type, action] of [['primary', controls.primaryAction], ['secondary', controls.secondaryAction]] as const) {
     if (!action || typeof action !== 'object') continue;
     const label = text((action as Record<string, unknown>).label);
-    if (label) buttons.push({ type, content: label });
+    if (!label) continue;
+    const button: MessageButton = { type, content: label };
+    const redirect = (action as Record<string, unknown>).redirect;
+    const url = urlOf(redirect);
+    if (url) button.url = url;
+    const target = redirect && typeof redirect === 'object' ? text((redirect as Record<string, unknown>).target) : undefined;
+    if (target) button.target = target;
+    buttons.push(button);
   }
   if (buttons.length > 0) cta.action = { status: 'pending', buttons };
   return cta;
@@ -79,6 +88,15 @@ export function buildMessage(
   if (workflow) {
     message.template = toWorkflowTemplate(workflow);
     message.templateIdentifier = workflow.workflowId;
+  }
+  if (channel === 'in_app') {
+    // What the Inbox shows and filters on: tags and severity of the workflow, data and avatar of the step.
+    message.archived = false;
+    message.tags = workflow?.tags ?? [];
+    message.severity = workflow?.severity ?? 'none';
+    if (controls.data && typeof controls.data === 'object' && !Array.isArray(controls.data)) message.data = controls.data as Record<string, unknown>;
+    const avatar = text(controls.avatar);
+    if (avatar) message.avatar = avatar;
   }
   if (outcome.status === 'sent') message.deliveredAt = [now];
   const subject = text(controls.subject);

@@ -3,7 +3,7 @@ import { isoNow } from '../../domain/clock.js';
 import { contextKeysFromContext } from '../../domain/context-keys.js';
 import { isRecordId, newId } from '../../domain/ids.js';
 import { toJobStep, toNotificationEventTemplate } from '../../domain/workflow-shape.js';
-import type { NotificationEvent, NotificationEventSubscriber, StepType } from '../../domain/types.js';
+import type { Integration, NotificationEvent, NotificationEventSubscriber, StepType } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
 import { dedupeKeys, type ProcessTriggerPayload } from '../../queue/jobs.js';
 import type { StoredJob, TriggerRecord } from '../../store/ports.js';
@@ -13,6 +13,8 @@ import { enqueueFollowUps, executionDetail, storedJobsOf, type FollowUp } from '
 import { resolveRecipients, type Recipient } from './resolve-recipients.js';
 import type { LoadedRecords } from './step-context.js';
 import { digestMetadataOf, stepGroupOf } from './step-metadata.js';
+import { subscriberForTemplates } from './run-job.js';
+import { plannedProviderId, sendsThroughProvider } from './select-integration.js';
 
 export interface ProcessTriggerOptions {
   /**
@@ -45,9 +47,13 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
     // validated at accept time; a context that no longer parses simply yields no keys
   }
   const recipients = await resolveRecipients(deps, trigger);
+  // Read once per trigger, and only when a step sends through a provider: its jobs name the provider up front.
+  const integrations = workflow.steps.some((step) => sendsThroughProvider(step.type))
+    ? await deps.store.integrations.list(trigger.environmentId, { activeOnly: true })
+    : [];
   const runFirstStep = recipients.length === 1 ? options.runFirstStep : undefined;
   for (const recipient of recipients) {
-    const created = await createEvent(deps, { trigger, workflow, recipient, contextKeys });
+    const created = await createEvent(deps, { trigger, workflow, recipient, contextKeys, integrations });
     const [first] = created.followUps;
     // Before the trigger is marked processed: a crash in the step reruns this job, which finds the event and its
     // first step still queued or running and runs it again (steps are idempotent).
@@ -110,9 +116,9 @@ interface CreatedEvent {
 
 async function createEvent(
   deps: Deps,
-  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[] },
+  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[] },
 ): Promise<CreatedEvent> {
-  const { trigger, workflow, recipient, contextKeys } = input;
+  const { trigger, workflow, recipient, contextKeys, integrations } = input;
   const { subscriber } = recipient;
   const env = trigger.environmentId;
   const placed = await placeEvent(deps, trigger, subscriber._id);
@@ -147,6 +153,7 @@ async function createEvent(
     critical: workflow.critical,
     contextKeys,
   };
+  const filterSources = { subscriber: subscriberForTemplates(subscriber), payload };
   const jobs: StoredJob[] = workflow.steps.map((step, index) => {
     const details = [executionDetail(deps, 'Pending', 'Step created')];
     if (index === 0) details.push(executionDetail(deps, 'Queued', 'Step queued'));
@@ -164,7 +171,7 @@ async function createEvent(
       step: toJobStep(step),
       overrides,
       payload,
-      providerId: step.type === 'in_app' ? 'novu' : '',
+      providerId: plannedProviderId(step.type, integrations, filterSources, overrides),
       digestGroup: stepGroupOf(step, { workflowId: workflow._id, subscriberId: subscriber._id }, payload),
       executionDetails: details,
       createdAt: now,

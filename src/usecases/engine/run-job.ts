@@ -7,6 +7,7 @@ import type { RunStepPayload } from '../../queue/jobs.js';
 import { dedupeKeys } from '../../queue/jobs.js';
 import type { Store, StoredJob } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
+import { decideDelivery } from '../preferences/decide-delivery.js';
 import { buildMessage } from './build-message.js';
 import type { AttemptedDelivery } from './delivery-error.js';
 import {
@@ -29,6 +30,17 @@ export interface RunJobOptions {
   maxAttempts: number;
   /** Records the caller just wrote and still holds; read from the store when absent. */
   loaded?: LoadedRecords;
+}
+
+/** How many times a person asked for this job to run again after it failed (retryFailedJob). */
+export function manualRetriesOf(job: { step: JobStep }): number {
+  const value = job.step.metadata?.manualRetries;
+  return typeof value === 'number' ? value : 0;
+}
+
+/** The reason recorded on later steps when a failed step with `shouldStopOnFail` ends the workflow. */
+export function stoppedByFailureReason(job: StoredJob): string {
+  return `Step skipped: step ${job.step.name ?? job.type} failed and stops the workflow`;
 }
 
 /** Steps whose decision reads other jobs and then writes: run inside one transaction. */
@@ -61,7 +73,9 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
       await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', 'The event or its subscriber no longer exists'));
       return [];
     }
-    const gated = run.resumed ? undefined : gate(run);
+    // A channel step that was held for the subscriber's schedule is checked again when it resumes (the subscriber
+    // may have opted out or changed the schedule meanwhile); other resumed steps (delay, digest) continue.
+    const gated = run.resumed && !isChannelStep(job.type) ? undefined : await gate(run);
     // `running` is recorded for steps that wait on the outside world; a self-contained step goes straight to its end.
     if (!gated && !run.resumed && !SELF_CONTAINED_STEP_TYPES.has(job.type)) await setJobStatus(deps, store, job, 'running');
     const outcome = gated ?? (await options.handlers[job.type as keyof StepHandlers](run));
@@ -90,7 +104,12 @@ export async function failJob(
     return;
   }
   const isChannelStep = (DELIVERY_CHANNELS as readonly string[]).includes(job.type);
-  if (isChannelStep && !(await deps.store.messages.findByJobId(job._environmentId, job._id))) {
+  const existing = isChannelStep ? await deps.store.messages.findByJobId(job._environmentId, job._id) : undefined;
+  if (existing?.status === 'error' && manualRetriesOf(job) > 0) {
+    // A retried step failed again: its message tells the latest failure.
+    await deps.store.messages.save({ ...existing, errorText: failure.message, providerId: failure.providerId ?? existing.providerId, updatedAt: isoNow(deps.clock) });
+  }
+  if (isChannelStep && !existing) {
     const message = buildMessage(run, job.type as DeliveryChannel, failure.attempted?.controls ?? (await renderedOrRaw(run)), {
       status: 'error',
       providerId: failure.providerId,
@@ -118,7 +137,8 @@ export async function recordRetry(deps: Deps, payload: RunStepPayload, failure: 
   const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
   if (!job || TERMINAL_JOB_STATUSES.has(job.status)) return;
   const text = `Attempt ${failure.attempt} of ${failure.maxAttempts} failed, will retry: ${failure.message}`;
-  await setJobStatus(deps, deps.store, job, 'queued', executionDetail(deps, 'Failed', text, { raw: failure.raw, providerId: failure.providerId, isRetry: failure.attempt > 1 }));
+  const isRetry = failure.attempt > 1 || manualRetriesOf(job) > 0;
+  await setJobStatus(deps, deps.store, job, 'queued', executionDetail(deps, 'Failed', text, { raw: failure.raw, providerId: failure.providerId, isRetry }));
 }
 
 function resumeAtOf(step: JobStep): number | undefined {
@@ -171,7 +191,7 @@ async function loadRun(deps: Deps, store: Store, job: StoredJob, options: RunJob
 }
 
 /** Templates and filters read the subscriber by its public fields (subscriberId, firstName, data, ...). */
-function subscriberForTemplates(subscriber: Subscriber): Record<string, unknown> {
+export function subscriberForTemplates(subscriber: Subscriber): Record<string, unknown> {
   const { _organizationId: _org, _environmentId: _env, channels: _channels, ...rest } = subscriber;
   return { ...rest, id: subscriber._id };
 }
@@ -238,17 +258,28 @@ function actorFrom(actor: unknown): Record<string, unknown> | undefined {
   return actor && typeof actor === 'object' ? (actor as Record<string, unknown>) : undefined;
 }
 
-/** Skips before running: an inactive step, failing filters, or a channel turned off in the workflow's preferences. */
-function gate(run: StepRun): StepOutcome | undefined {
+/**
+ * Before running: an inactive step or failing filters skip it; a channel step is then checked against the workflow's
+ * and the subscriber's preferences and schedule (decideDelivery): skipped, held until the schedule opens, or run.
+ */
+async function gate(run: StepRun): Promise<StepOutcome | undefined> {
   if (!run.step.active) return { status: 'skipped', detail: 'Step skipped: the step is not active' };
   const filters = evaluateStepFilters(run.step.filters, { subscriber: run.templateContext.subscriber, payload: run.templateContext.payload });
   if (!filters.passed) return { status: 'skipped', detail: `Step skipped: filters did not match (${filters.reason})` };
-  const channel = run.job.type as DeliveryChannel;
-  const critical = run.workflow?.critical ?? false;
-  if ((DELIVERY_CHANNELS as readonly string[]).includes(channel) && !critical && run.workflow?.preferenceSettings[channel] === false) {
-    return { status: 'skipped', detail: `Step skipped: the ${channel} channel is turned off in the workflow's preferences` };
-  }
+  if (!isChannelStep(run.job.type) || !run.workflow) return undefined;
+  const decision = await decideDelivery(run.deps, run.store, {
+    environmentId: run.job._environmentId,
+    subscriber: run.subscriber,
+    workflow: run.workflow,
+    channel: run.job.type,
+  });
+  if (decision.action === 'skip') return { status: 'skipped', detail: decision.detail };
+  if (decision.action === 'defer') return { status: 'delayed', detail: decision.detail, resumeAt: decision.until };
   return undefined;
+}
+
+function isChannelStep(type: string): type is DeliveryChannel {
+  return (DELIVERY_CHANNELS as readonly string[]).includes(type);
 }
 
 async function applyOutcome(run: StepRun, outcome: StepOutcome): Promise<FollowUp[]> {
@@ -258,7 +289,7 @@ async function applyOutcome(run: StepRun, outcome: StepOutcome): Promise<FollowU
   const detailExtra = {
     raw: 'raw' in outcome ? outcome.raw : undefined,
     providerId: 'providerId' in outcome ? outcome.providerId : undefined,
-    isRetry: run.attempt > 1,
+    isRetry: run.attempt > 1 || manualRetriesOf(job) > 0,
   };
   switch (outcome.status) {
     case 'completed': {
@@ -277,7 +308,7 @@ async function applyOutcome(run: StepRun, outcome: StepOutcome): Promise<FollowU
     case 'failed': {
       await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', outcome.detail, detailExtra));
       if (run.shouldStopOnFail) {
-        await endRemainingSteps(deps, store, job, siblings, 'skipped', `Step skipped: step ${job.step.name ?? job.type} failed and stops the workflow`);
+        await endRemainingSteps(deps, store, job, siblings, 'skipped', stoppedByFailureReason(job));
         return [];
       }
       return queueNextStep(deps, store, job, siblings);

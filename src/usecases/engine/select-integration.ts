@@ -1,5 +1,6 @@
 import { evaluateStepFilters, type FilterSources } from '../../domain/step-filters.js';
-import type { DeliveryChannel, Integration } from '../../domain/types.js';
+import { fallbackProviderId } from '../../domain/job-provider.js';
+import type { DeliveryChannel, Integration, StepType } from '../../domain/types.js';
 
 export type IntegrationChoice = { integration: Integration } | { reason: string };
 
@@ -53,4 +54,27 @@ export function chooseIntegration(
       b._id.localeCompare(a._id),
   );
   return { integration: best };
+}
+
+const PROVIDER_CHANNELS: ReadonlySet<string> = new Set(['email', 'sms', 'chat', 'push']);
+
+/** Whether a step of this type sends through an integration's provider (and so needs one chosen). */
+export function sendsThroughProvider(stepType: StepType): stepType is Exclude<DeliveryChannel, 'in_app'> {
+  return PROVIDER_CHANNELS.has(stepType);
+}
+
+/**
+ * The providerId a new job carries: for a provider channel, the provider of the integration the step would use now
+ * (the worker chooses again when it sends, and records the one it used); otherwise, or when no integration fits,
+ * the step type's documented fallback. Never empty.
+ */
+export function plannedProviderId(
+  stepType: StepType,
+  integrations: Integration[],
+  sources: FilterSources,
+  overrides: Record<string, unknown> | undefined,
+): string {
+  if (!sendsThroughProvider(stepType)) return fallbackProviderId(stepType);
+  const choice = chooseIntegration(integrations, stepType, sources, requestedIntegrationIdentifier(overrides, stepType));
+  return 'integration' in choice ? choice.integration.providerId : fallbackProviderId(stepType);
 }

@@ -11,8 +11,11 @@ export interface DeleteMessageInput {
 
 /** Soft delete: gone from lists and reads afterwards (404), irreversible through the API. */
 export async function deleteMessage(deps: Deps, input: DeleteMessageInput): Promise<{ acknowledged: true; status: 'deleted' }> {
-  const deleted =
-    isRecordId(input.messageId) && (await deps.store.messages.softDelete(input.caller.environmentId, input.messageId, isoNow(deps.clock)));
+  const environmentId = input.caller.environmentId;
+  const message = isRecordId(input.messageId) ? await deps.store.messages.get(environmentId, input.messageId) : undefined;
+  const deleted = message !== undefined && (await deps.store.messages.softDelete(environmentId, input.messageId, isoNow(deps.clock)));
   if (!deleted) throw NotFoundError.entity('Message', input.messageId);
+  // An in-app message leaves its subscriber's Inbox: open Inboxes get their new counts.
+  if (message.channel === 'in_app') deps.realtime.messagesChanged({ environmentId, subscriberRecordId: message._subscriberId });
   return { acknowledged: true, status: 'deleted' };
 }

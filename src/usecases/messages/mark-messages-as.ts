@@ -9,24 +9,31 @@ export interface MarkMessagesAsInput {
   /** External subscriberId. */
   subscriberId: string;
   messageId: string | string[];
-  markAs: MarkAs;
+  /** One mark, or several applied in order in the same transaction (the legacy `{ mark: { read, seen } }`). */
+  markAs: MarkAs | MarkAs[];
 }
 
 /**
  * Marks the subscriber's in-app messages. All or nothing: every id must be one of the subscriber's
  * non-deleted in-app messages, checked before any write in the same transaction; the first that is not
- * is a 404 naming it.
+ * is a 404 naming it. The subscriber's Inbox hears of the change once it is committed.
  */
 export async function markMessagesAs(deps: Deps, input: MarkMessagesAsInput): Promise<Message[]> {
   const ids = [...new Set(Array.isArray(input.messageId) ? input.messageId : [input.messageId])];
+  const marks = Array.isArray(input.markAs) ? input.markAs : [input.markAs];
   const environmentId = input.caller.environmentId;
-  return deps.store.transaction(async (store) => {
+  const { messages, subscriberRecordId } = await deps.store.transaction(async (store) => {
     const subscriber = await store.subscribers.findBySubscriberId(environmentId, input.subscriberId);
     if (!subscriber) throw NotFoundError.subscriber(input.subscriberId);
     const found = new Set((await store.messages.findInAppForSubscriber(environmentId, subscriber._id, ids)).map((m) => m._id));
     const missing = ids.find((id) => !found.has(id));
     if (missing !== undefined) throw NotFoundError.entity('Message', missing);
-    const updated = await store.messages.markAs(environmentId, ids, input.markAs, isoNow(deps.clock));
-    return withSubscribers(store, environmentId, updated);
+    const at = isoNow(deps.clock);
+    let updated: Message[] = [];
+    for (const mark of marks) updated = await store.messages.markAs(environmentId, ids, mark, at);
+    return { messages: await withSubscribers(store, environmentId, updated), subscriberRecordId: subscriber._id };
   });
+  // After the commit: the subscriber's open Inboxes get their new counts.
+  deps.realtime.messagesChanged({ environmentId, subscriberRecordId });
+  return messages;
 }

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import { isRecordId } from '../../domain/ids.js';
 import type { Caller, NotificationEvent } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
+import { withPresentableJobs } from './presentable-jobs.js';
 
 export interface GetNotificationInput {
   caller: Caller;
@@ -14,5 +15,5 @@ export async function getNotification(deps: Deps, input: GetNotificationInput): 
     ? await deps.store.notifications.get(input.caller.environmentId, input.notificationId)
     : undefined;
   if (!event) throw NotFoundError.entity('Notification', input.notificationId);
-  return event;
+  return withPresentableJobs(event);
 }

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import type { NotificationListFilter } from '../../store/ports.js';
 import { validateContextKeyFilter } from '../messages/context-key-filter.js';
 import { parseIsoTimestamp } from './iso-timestamp.js';
+import { withPresentableJobs } from './presentable-jobs.js';
 
 /**
  * The filters of GET /v1/notifications as the store takes them, from the caller's point of view:
@@ -28,12 +29,14 @@ export async function listNotifications(deps: Deps, input: ListNotificationsInpu
     problems.push('after must not be later than before');
   }
   if (problems.length > 0) throw new ValidationError(problems);
-  return deps.store.notifications.list(caller.environmentId, {
+  const page = await deps.store.notifications.list(caller.environmentId, {
     ...filter,
     contextKeys: validateContextKeyFilter(contextKeys),
     after: afterIso,
     before: beforeIso,
   });
+  for (const event of page.data) withPresentableJobs(event);
+  return page;
 }
 
 function defaultAfter(deps: Deps, now: number): string | undefined {

@@ -1,11 +1,18 @@
 import { RateLimitedError } from '../../domain/errors.js';
 import type { Deps } from '../deps.js';
 
-export type RateLimitCategory = 'trigger' | 'configuration' | 'global';
+export type RateLimitCategory = 'trigger' | 'configuration' | 'global' | 'inbox' | 'inbox-session';
 
 export interface CheckRateLimitInput {
+  /** Whose counter: the environment id, or for the Inbox `subscriber:<record id>` / `application:<identifier>`. */
   environmentId: string;
   category: RateLimitCategory;
+}
+
+function limitOf(config: Deps['config'], category: RateLimitCategory): number {
+  if (category === 'inbox') return config.inbox.rateLimitPerSubscriber;
+  if (category === 'inbox-session') return config.inbox.rateLimitSessionPerApplication;
+  return config.rateLimit[category];
 }
 
 /** What the RateLimit-* headers report. `resetSeconds` counts to the end of the current window. */
@@ -31,7 +38,7 @@ export function currentWindow(nowMs: number, windowSeconds: number): { windowSta
 export async function checkRateLimit(deps: Pick<Deps, 'config' | 'clock' | 'rateLimits'>, input: CheckRateLimitInput): Promise<RateLimitState | undefined> {
   const settings = deps.config.rateLimit;
   if (!settings.enabled) return undefined;
-  const limit = settings[input.category];
+  const limit = limitOf(deps.config, input.category);
   const { windowStart, resetSeconds } = currentWindow(deps.clock.now(), settings.windowSeconds);
   const count = await deps.rateLimits.hit(input.environmentId, input.category, windowStart, settings.windowSeconds);
   const state: RateLimitState = {

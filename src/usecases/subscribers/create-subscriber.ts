@@ -14,6 +14,11 @@ export interface CreateSubscriberInput extends SubscriberProfileInput {
 
 /** Creates the subscriber, or updates the one with this subscriberId (absent fields unchanged). */
 export async function createSubscriber(deps: Deps, input: CreateSubscriberInput): Promise<Subscriber> {
+  return (await upsertSubscriber(deps, input)).subscriber;
+}
+
+/** `createSubscriber`, also telling whether the subscriber was created (true) or an existing one updated. */
+export async function upsertSubscriber(deps: Deps, input: CreateSubscriberInput): Promise<{ subscriber: Subscriber; created: boolean }> {
   const { caller, subscriberId, failIfExists, ...profile } = input;
   validateProfile(profile);
   // A second attempt covers a concurrent create of the same subscriberId that won the insert.
@@ -26,7 +31,7 @@ export async function createSubscriber(deps: Deps, input: CreateSubscriberInput)
           if (failIfExists) throw new ConflictError(`Subscriber with subscriberId ${subscriberId} already exists`);
           const updated = applyProfile(existing, profile, now);
           await store.subscribers.save(updated);
-          return updated;
+          return { subscriber: updated, created: false };
         }
         const created: Subscriber = {
           _id: newId(deps.clock.now()),
@@ -51,7 +56,7 @@ export async function createSubscriber(deps: Deps, input: CreateSubscriberInput)
           updatedAt: now,
         };
         await store.subscribers.create(created);
-        return created;
+        return { subscriber: created, created: true };
       });
     } catch (error) {
       if (error instanceof ConflictError && !failIfExists && attempt === 0) continue;

@@ -46,6 +46,7 @@ export async function createWorkflow(deps: Deps, input: CreateWorkflowInput): Pr
     critical: input.critical ?? readOnly ?? false,
     severity: input.severity ?? 'none',
     preferenceSettings,
+    ...(readOnly !== undefined ? { readOnly } : {}),
     ...(input.payloadSchema ? { payloadSchema: input.payloadSchema } : {}),
     steps,
     ...(input.data !== undefined ? { data: input.data } : {}),

@@ -52,6 +52,8 @@ export async function updateWorkflow(deps: Deps, input: UpdateWorkflowInput): Pr
     critical: input.critical ?? preferences?.readOnly ?? current.critical,
     severity: input.severity ?? current.severity,
     preferenceSettings: preferences?.preferenceSettings ?? current.preferenceSettings,
+    // PUT replaces the preferences as a whole: read-only only if the new ones say so.
+    ...(preferences ? { readOnly: preferences.readOnly ?? false } : {}),
     ...(payloadSchema ? { payloadSchema } : {}),
     steps,
     ...(input.data !== undefined ? { data: input.data } : {}),

@@ -2,6 +2,7 @@ import { TemplateError } from '../../domain/templates.js';
 import type { DeliveryChannel, Integration, Message } from '../../domain/types.js';
 import type { SendResult } from '../../providers/ports.js';
 import { buildMessage, type RenderedControls } from '../../usecases/engine/build-message.js';
+import { manualRetriesOf } from '../../usecases/engine/run-job.js';
 import { DeliveryError, type AttemptedDelivery } from '../../usecases/engine/delivery-error.js';
 import { buildProviderMessage, type ProviderChannel } from '../../usecases/engine/provider-message.js';
 import { chooseIntegration, requestedIntegrationIdentifier, type IntegrationChoice } from '../../usecases/engine/select-integration.js';
@@ -19,7 +20,9 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   if (channel === 'in_app') return deliverInApp(run);
   const { store, job } = run;
   const existing = await store.messages.findByJobId(job._environmentId, job._id);
-  if (existing) return outcomeOfExisting(existing);
+  // A failed step that someone asked to retry sends again; its error message then becomes the sent one.
+  const retrying = existing?.status === 'error' && manualRetriesOf(job) > 0;
+  if (existing && !retrying) return outcomeOfExisting(existing);
 
   const rendered = await renderControls(run);
   if (!rendered.ok) return rendered.outcome;
@@ -53,7 +56,9 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   if (channel === 'push' && result.tokenResults?.some((token) => !token.ok)) {
     return recordPushTokenFailures(run, integration, attempted, result);
   }
-  await store.messages.create(buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address }));
+  const sent = buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address });
+  if (existing && retrying) await store.messages.save({ ...sent, _id: existing._id, createdAt: existing.createdAt, errorId: undefined, errorText: undefined });
+  else await store.messages.create(sent);
   return {
     status: 'completed',
     detail: `Message sent via ${integration.providerId}${result.id ? ` (id ${result.id})` : ''}`,
@@ -82,6 +87,8 @@ async function deliverInApp(run: StepRun): Promise<StepOutcome> {
   }
   const stored = await store.messages.create(buildMessage(run, 'in_app', rendered.controls, { status: 'sent', providerId: 'novu' }));
   if (!stored.created) return outcomeOfExisting(stored.message);
+  // In-app steps never run inside a transaction (run-job's TRANSACTIONAL_STEPS): the message is durable now.
+  run.deps.realtime.messageDelivered({ environmentId: job._environmentId, subscriberRecordId: stored.message._subscriberId }, stored.message);
   return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
 }
 

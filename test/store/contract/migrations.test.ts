@@ -109,7 +109,8 @@ for (const implementation of implementations) {
         .insertInto('notification_topics')
         .values(notifications.map(({ id }) => ({ notification_id: id, environment_id: environmentId, topic_id: 'topic-news', topic_key: 'news', subscription_id: null })))
         .execute();
-      expect(await migrateToLatest(database.db, database.dialect)).toEqual(['0005_message_counters_and_topic_order', '0006_accepted_triggers_index', '0007_jobs_found_through_their_event']);
+      // Later migrations run after these too; this test is about 0005 onwards.
+      expect((await migrateToLatest(database.db, database.dialect)).slice(0, 3)).toEqual(['0005_message_counters_and_topic_order', '0006_accepted_triggers_index', '0007_jobs_found_through_their_event']);
     });
     afterAll(async () => {
       await database?.close();

@@ -3,6 +3,8 @@ import { hashApiKey } from '../../../src/usecases/auth/api-keys.js';
 import { authenticateCaller } from '../../../src/usecases/auth/authenticate-caller.js';
 import type { ApiKeyRecord } from '../../../src/store/ports.js';
 import type { Deps } from '../../../src/usecases/deps.js';
+import { LocalKeyRevocations } from '../../../src/store/local-key-revocations.js';
+import { forgetCachedApiKey } from '../../../src/usecases/auth/authenticate-caller.js';
 
 /** A store that knows one key and counts how often it is asked. */
 function storeWithKey(secretKey: string, environmentId: string) {
@@ -20,8 +22,10 @@ function storeWithKey(secretKey: string, environmentId: string) {
   return store;
 }
 
-function depsOf(store: ReturnType<typeof storeWithKey>, now = 0): Pick<Deps, 'store' | 'clock' | 'sessionSecret'> {
-  return { store: store as unknown as Deps['store'], clock: { now: () => now }, sessionSecret: new Uint8Array(32) } as Pick<Deps, 'store' | 'clock' | 'sessionSecret'>;
+type AuthDeps = Pick<Deps, 'store' | 'clock' | 'sessionSecret' | 'keyRevocations'>;
+
+function depsOf(store: ReturnType<typeof storeWithKey>, now = 0, keyRevocations: Deps['keyRevocations'] = new LocalKeyRevocations()): AuthDeps {
+  return { store: store as unknown as Deps['store'], clock: { now: () => now }, sessionSecret: new Uint8Array(32), keyRevocations };
 }
 
 describe('authenticateCaller key cache', () => {
@@ -44,5 +48,23 @@ describe('authenticateCaller key cache', () => {
     expect(store.lookups).toBe(1);
     await authenticateCaller(depsOf(store, 30_001), `ApiKey ${secret}`);
     expect(store.lookups).toBe(2);
+  });
+
+  it('forgets a key announced as revoked, and skips the cache while announcements could be missed', async () => {
+    const secret = 'sk_revoked_key';
+    const store = storeWithKey(secret, 'env');
+    const revocations = new LocalKeyRevocations();
+    revocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
+    await authenticateCaller(depsOf(store, 0, revocations), `ApiKey ${secret}`);
+    await authenticateCaller(depsOf(store, 1, revocations), `ApiKey ${secret}`);
+    expect(store.lookups).toBe(1);
+    await revocations.publish(hashApiKey(secret));
+    await authenticateCaller(depsOf(store, 2, revocations), `ApiKey ${secret}`);
+    expect(store.lookups).toBe(2);
+
+    const deaf = { listening: false, publish: async () => undefined, onRevoked: () => undefined, close: async () => undefined };
+    await authenticateCaller(depsOf(store, 3, deaf), `ApiKey ${secret}`);
+    await authenticateCaller(depsOf(store, 4, deaf), `ApiKey ${secret}`);
+    expect(store.lookups).toBe(4);
   });
 });

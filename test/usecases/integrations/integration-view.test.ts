@@ -10,7 +10,7 @@ const stored: Integration = {
   configurations: {}, active: true, deleted: false, primary: true, priority: 3, conditions: [],
   createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
 };
-const caller = (kind: Caller['kind']): Caller => ({ kind, environmentId: stored._environmentId, organizationId: stored._organizationId, actorId: 'x' });
+const caller = (kind: 'apiKey' | 'session'): Caller => ({ kind, environmentId: stored._environmentId, organizationId: stored._organizationId, actorId: 'x' });
 
 describe('presentIntegration', () => {
   it('gives credentials to session callers only and never the internal priority', () => {

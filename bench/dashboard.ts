@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import type { Page } from 'playwright-core';
+import { loadConfig } from '../src/config.js';
+import { createContainer } from '../src/container.js';
+import { buildApp } from '../src/http/app.js';
+import { bootstrapTenancy } from '../src/usecases/tenancy/bootstrap-tenancy.js';
+import { buildDashboard } from '../scripts/build-web.mjs';
+import { launchBrowser } from '../test/helpers/browser.js';
+import { median } from './lib/rounds.js';
+import { createSeedPlan, seedListRows, seedProbes, seedSubscribers } from './lib/list-seed.js';
+import { createDashboardAdmin } from './lib/dashboard-admin.js';
+
+/**
+ * `npm run bench:dashboard`: how long each dashboard page takes to render in Chromium with 1M notification
+ * events (each with a job, two execution details and a message) in embedded SQLite. The rows are written straight
+ * into SQLite by the list benchmarks' seeder; the server is the real HTTP app serving the built dashboard.
+ *
+ *   node --import tsx bench/dashboard.ts [--events 1000000] [--rounds 5]
+ *
+ * A page's time runs from the navigation (a full page load, so it includes fetching the bundle and every API call
+ * the page makes) until its content is on screen: the page's ready element is visible and no "Loading" text is
+ * left. Each page is loaded `rounds` times after one warm-up load; the median and the worst are reported.
+ * Goal: < 1 s per page.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const SECRET = 'sk_bench_dashboard_0123456789abcdef0123456789ab';
+const ADMIN = { email: 'bench@example.com', password: 'bench password 123' };
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value.replace(/_/g, ''));
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a positive integer');
+  return parsed;
+}
+
+interface PageCase {
+  name: string;
+  path: string;
+  /** A selector that is visible once the page shows its data. */
+  ready: string;
+}
+
+interface PageTiming {
+  name: string;
+  path: string;
+  medianMs: number;
+  maxMs: number;
+  /** Median over the loads of the slowest API answer of each load. */
+  medianSlowestApiMs: number;
+  samples: number[];
+}
+
+/** One load: the time to content, and the slowest API answer the page waited for (server + transfer). */
+async function timePage(page: Page, baseUrl: string, pageCase: PageCase): Promise<{ totalMs: number; slowestApiMs: number }> {
+  const apiTimes: number[] = [];
+  const onResponse = (response: import('playwright-core').Response) => {
+    if (!/\/v[12]\//.test(new URL(response.url()).pathname)) return;
+    const timing = response.request().timing();
+    if (timing.responseEnd > 0) apiTimes.push(timing.responseEnd);
+    else response.finished().then(() => apiTimes.push(response.request().timing().responseEnd), () => undefined);
+  };
+  page.on('response', onResponse);
+  const started = performance.now();
+  await page.goto(`${baseUrl}/dashboard${pageCase.path}`, { waitUntil: 'commit' });
+  await page.locator(pageCase.ready).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page.waitForFunction(() => !/Loading/.test(document.querySelector('main')?.textContent ?? ''), undefined, { timeout: 30_000, polling: 'raf' });
+  const totalMs = performance.now() - started;
+  page.off('response', onResponse);
+  return { totalMs, slowestApiMs: apiTimes.length ? Math.max(...apiTimes) : 0 };
+}
+
+async function main(): Promise<void> {
+  const options = new Command()
+    .option('--events <n>', 'notification events to seed', positiveInteger, 1_000_000)
+    .option('--rounds <n>', 'timed loads per page', positiveInteger, 5)
+    .option('--output <file>', 'JSON results file', join(here, 'results/dashboard-embedded.json'))
+    .parse(process.argv)
+    .opts<{ events: number; rounds: number; output: string }>();
+  const log = (message: string) => process.stderr.write(`[bench:dashboard ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+  await buildDashboard({ ifStale: true });
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-dashboard-'));
+  const config = loadConfig({
+    HERALD_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    HERALD_RATE_LIMIT: 'false',
+    HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
+  });
+  const container = await createContainer(config);
+  const browser = await launchBrowser();
+  try {
+    const { deps, db } = container;
+    await bootstrapTenancy(deps, { bootstrapSecretKey: SECRET });
+    const environment = (await deps.store.tenancy.findEnvironmentByName('development'))!;
+    const plan = createSeedPlan(environment._id, environment._organizationId, { maxRows: options.events });
+    await seedSubscribers(db, deps.store, plan);
+    let lastLog = 0;
+    await seedListRows(db, plan, 0, options.events, {
+      dialect: 'sqlite',
+      onProgress: ({ done, total, elapsedMs }) => {
+        if (elapsedMs - lastLog < 10_000 && done < total) return;
+        lastLog = elapsedMs;
+        log(`seeding: ${done}/${total} events in ${Math.round(elapsedMs / 1000)} s`);
+      },
+    });
+    await createDashboardAdmin(deps, ADMIN);
+    const probes = seedProbes(plan, options.events);
+    const app = await buildApp(deps);
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const newest = await fetch(`${url}/v1/notifications?limit=1`, { headers: { authorization: `ApiKey ${SECRET}` } }).then((response) => response.json());
+    const eventId: string = newest.data[0]._id;
+
+    const cases: PageCase[] = [
+      { name: 'activity (newest 20 of all events)', path: '/activity', ready: 'table.events tbody tr' },
+      { name: 'activity filtered by subscriber', path: `/activity?subscriber=${encodeURIComponent(probes.subscriberId)}`, ready: 'table.events tbody tr' },
+      { name: 'activity filtered by transactionId', path: `/activity?transactionId=${encodeURIComponent(probes.transactionId)}`, ready: 'table.events tbody tr' },
+      { name: 'activity filtered by channel', path: `/activity?channel=${probes.channel}`, ready: 'table.events tbody tr' },
+      { name: 'event timeline', path: `/activity/${eventId}`, ready: '.timeline .job' },
+      { name: 'workflows', path: '/workflows', ready: 'h1' },
+      { name: 'integrations', path: '/integrations', ready: 'h1' },
+      { name: 'subscribers', path: '/subscribers', ready: 'table tbody tr' },
+      { name: 'subscriber with messages', path: `/subscribers/${encodeURIComponent(probes.subscriberId)}`, ready: 'section[aria-labelledby=messages-title] tbody tr' },
+      { name: 'topics', path: '/topics', ready: 'table tbody tr' },
+      { name: 'settings', path: '/settings', ready: 'section[aria-labelledby=audit-title]' },
+    ];
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${url}/dashboard/`);
+    await page.locator('input[type=email]').fill(ADMIN.email);
+    await page.locator('input[type=password]').fill(ADMIN.password);
+    await page.locator('button[type=submit]').click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+
+    const timings: PageTiming[] = [];
+    for (const pageCase of cases) {
+      await timePage(page, url, pageCase); // warm-up: caches, JIT, SQLite pages
+      const samples: number[] = [];
+      const apiSamples: number[] = [];
+      for (let round = 0; round < options.rounds; round++) {
+        const { totalMs, slowestApiMs } = await timePage(page, url, pageCase);
+        samples.push(totalMs);
+        apiSamples.push(slowestApiMs);
+      }
+      const timing: PageTiming = {
+        name: pageCase.name,
+        path: pageCase.path,
+        medianMs: Math.round(median(samples)),
+        maxMs: Math.round(Math.max(...samples)),
+        medianSlowestApiMs: Math.round(median(apiSamples)),
+        samples: samples.map(Math.round),
+      };
+      timings.push(timing);
+      log(`${timing.name}: median ${timing.medianMs} ms, worst ${timing.maxMs} ms, slowest API answer ${timing.medianSlowestApiMs} ms`);
+    }
+    await context.close();
+    await app.close();
+
+    const table = [
+      `| page (${options.events.toLocaleString('en-US')} events, embedded) | median | worst of ${options.rounds} | slowest API answer (median) | median < 1 s |`,
+      '|---|---|---|---|---|',
+      ...timings.map((timing) => `| ${timing.name} | ${timing.medianMs} ms | ${timing.maxMs} ms | ${timing.medianSlowestApiMs} ms | ${timing.medianMs < 1000 ? 'yes' : 'NO'} |`),
+    ].join('\n');
+    console.log(table);
+    mkdirSync(dirname(options.output), { recursive: true });
+    writeFileSync(
+      options.output,
+      JSON.stringify({ date: new Date().toISOString(), events: options.events, rounds: options.rounds, cpus: cpus().length, loadAverage1m: loadavg()[0], timings }, null, 2) + '\n',
+    );
+  } finally {
+    await browser.close();
+    await container.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

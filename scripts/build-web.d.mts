@@ -1,0 +1,2 @@
+export function dashboardIsStale(): boolean;
+export function buildDashboard(options?: { ifStale?: boolean }): Promise<boolean>;

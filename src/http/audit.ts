@@ -1,0 +1,97 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuditEntry } from '../domain/dashboard.js';
+import { normalizeEmail } from '../domain/dashboard.js';
+import type { Deps } from '../usecases/deps.js';
+import { recordAudit, type AuditInput } from '../usecases/dashboard/record-audit.js';
+
+/**
+ * The audit log is written here and nowhere else: one table of the audited operations, keyed by method and route,
+ * and one onSend hook that records each answered one (before the answer leaves, so a client that reads the log next
+ * finds the entry). Sign-ins are recorded when refused as well; everything else when it succeeded.
+ */
+interface AuditRule {
+  action: string;
+  /** The record acted on: a path parameter, or the `_id` (or `user._id`) of the response's `data`. */
+  target?: { type: string; param?: string };
+  /** Also record refusals (401, 429, 400) of this operation. */
+  failuresToo?: boolean;
+}
+
+export const AUDITED_OPERATIONS: Record<string, AuditRule> = {
+  'POST /v1/dashboard/login': { action: 'auth.login', target: { type: 'user' }, failuresToo: true },
+  'POST /v1/dashboard/setup': { action: 'auth.setup', target: { type: 'user' }, failuresToo: true },
+  'POST /v1/dashboard/invites/accept': { action: 'user.joined', target: { type: 'user' }, failuresToo: true },
+  'POST /v1/dashboard/logout': { action: 'auth.logout' },
+  'POST /v1/integrations': { action: 'integration.created', target: { type: 'integration' } },
+  'PUT /v1/integrations/:integrationId': { action: 'integration.updated', target: { type: 'integration', param: 'integrationId' } },
+  'DELETE /v1/integrations/:integrationId': { action: 'integration.deleted', target: { type: 'integration', param: 'integrationId' } },
+  'POST /v1/dashboard/api-keys': { action: 'api_key.created', target: { type: 'api_key' } },
+  'DELETE /v1/dashboard/api-keys/:keyId': { action: 'api_key.revoked', target: { type: 'api_key', param: 'keyId' } },
+  'DELETE /v2/subscribers/:subscriberId': { action: 'subscriber.deleted', target: { type: 'subscriber', param: 'subscriberId' } },
+  'DELETE /v1/subscribers/:subscriberId': { action: 'subscriber.deleted', target: { type: 'subscriber', param: 'subscriberId' } },
+  'DELETE /v2/workflows/:workflowId': { action: 'workflow.deleted', target: { type: 'workflow', param: 'workflowId' } },
+  'DELETE /v2/topics/:topicKey': { action: 'topic.deleted', target: { type: 'topic', param: 'topicKey' } },
+  'DELETE /v1/topics/:topicKey': { action: 'topic.deleted', target: { type: 'topic', param: 'topicKey' } },
+  'PATCH /v1/dashboard/users/:userId': { action: 'user.updated', target: { type: 'user', param: 'userId' } },
+  'DELETE /v1/dashboard/users/:userId': { action: 'user.deleted', target: { type: 'user', param: 'userId' } },
+  'POST /v1/dashboard/invites': { action: 'invite.created', target: { type: 'invite' } },
+  'DELETE /v1/dashboard/invites/:inviteId': { action: 'invite.deleted', target: { type: 'invite', param: 'inviteId' } },
+  'POST /v1/notifications/:notificationId/jobs/:jobId/retry': { action: 'job.retried', target: { type: 'job', param: 'jobId' } },
+  'DELETE /v1/events/trigger/:transactionId': { action: 'event.canceled', target: { type: 'transaction', param: 'transactionId' } },
+};
+
+export const auditPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const rule = AUDITED_OPERATIONS[`${request.method} ${request.routeOptions.url}`];
+    if (!rule) return payload;
+    const succeeded = reply.statusCode >= 200 && reply.statusCode < 300;
+    if (!succeeded && !(rule.failuresToo && reply.statusCode < 500)) return payload;
+    try {
+      await recordAudit(opts.deps, await auditInput(opts.deps, request, rule, succeeded, payload));
+    } catch (error) {
+      // The operation has happened; losing its audit entry must not turn its answer into an error.
+      request.log.error({ err: error }, 'audit log write failed');
+    }
+    return payload;
+  });
+});
+
+async function auditInput(deps: Deps, request: FastifyRequest, rule: AuditRule, succeeded: boolean, payload: unknown): Promise<AuditInput> {
+  const data = responseData(payload);
+  const responseUser = data?.user as { _id?: string; email?: string; _organizationId?: string } | undefined;
+  const params = (request.params ?? {}) as Record<string, string>;
+  const targetId = rule.target?.param ? params[rule.target.param] : ((responseUser?._id ?? data?._id) as string | undefined);
+  const base = {
+    action: rule.action,
+    outcome: succeeded ? ('success' as const) : ('failure' as const),
+    ip: request.ip,
+    ...(rule.target && targetId ? { target: { type: rule.target.type, id: String(targetId) } } : {}),
+  };
+  const caller = request.caller;
+  if (caller) {
+    const actor: AuditEntry['actor'] =
+      caller.kind === 'dashboard'
+        ? { kind: 'user', id: caller.actorId, ...(request.dashboardSession ? { label: request.dashboardSession.user.email } : {}) }
+        : { kind: caller.kind, id: caller.actorId };
+    return { ...base, organizationId: caller.organizationId, _environmentId: caller.environmentId, actor };
+  }
+  // Public operations (sign-in, setup, invite acceptance): the actor is the user signed in, or the email tried.
+  if (responseUser?._id) {
+    return { ...base, organizationId: responseUser._organizationId, actor: { kind: 'user', id: responseUser._id, label: responseUser.email } };
+  }
+  const body = request.body as { email?: unknown } | undefined;
+  const email = typeof body?.email === 'string' ? normalizeEmail(body.email).slice(0, 254) : undefined;
+  const known = email ? await deps.store.dashboard.findUserByEmail(email) : undefined;
+  return { ...base, organizationId: known?._organizationId, actor: { kind: 'anonymous', ...(email ? { label: email } : {}) } };
+}
+
+function responseData(payload: unknown): Record<string, unknown> | undefined {
+  if (typeof payload !== 'string' || payload === '') return undefined;
+  try {
+    const parsed = JSON.parse(payload) as { data?: unknown };
+    return parsed && typeof parsed.data === 'object' && parsed.data !== null ? (parsed.data as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,146 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Socket } from 'socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
+import type { Deps } from '../usecases/deps.js';
+import { verifySubscriberToken } from '../usecases/auth/subscriber-tokens.js';
+import { countInboxBadges } from '../usecases/inbox/count-inbox-badges.js';
+import type { InboxAudience, InboxEvent } from './ports.js';
+import type { RealtimeFanout } from './fanout.js';
+import { INBOX_CHANGED_EVENT } from './fanout.js';
+import { inboxRoom, isInboxAudience } from './rooms.js';
+import { toRealtimeMessage } from './raw-message.js';
+
+/** The socket.io path of Novu's clients (`socket.io-client`'s default). */
+export const SOCKET_PATH = '/socket.io/';
+
+export interface InboxSocketServerOptions {
+  deps: Deps;
+  fanout: RealtimeFanout;
+  /** The Inbox's CORS rule (HERALD_INBOX_ALLOWED_ORIGINS), applied to the handshake's Origin. */
+  originAllowed(origin: string | undefined): boolean;
+}
+
+export interface InboxSocketServer {
+  io: Server;
+  /** Sockets this process holds (benchmarks, health). */
+  connectionCount(): number;
+  /** Disconnects every socket and leaves the Redis channels; the HTTP server itself is closed by its owner. */
+  close(): Promise<void>;
+}
+
+interface SocketData {
+  audience: InboxAudience;
+}
+
+/**
+ * The Inbox's realtime side on the API's own HTTP server and port (inbox-client-protocol.md §5.2): socket.io v4 at
+ * `/socket.io/`, authenticated by the subscriber session token the clients put in the handshake query (`token`), one
+ * room per subscriber. Embedded, events come in-process from the LocalRealtimeHub. Scaled out, the socket.io Redis
+ * adapter carries `notification_received` from any process (workers publish it with the Redis emitter) to the
+ * sockets of every API process, and a server-side event tells each API process that a subscriber's counts changed.
+ *
+ * Counts are read only by a process that holds one of the subscriber's sockets, and at most one read per
+ * subscriber runs at a time (events during it are answered by one more read after it).
+ */
+export function attachInboxSockets(httpServer: HttpServer, options: InboxSocketServerOptions): InboxSocketServer {
+  const { deps, fanout } = options;
+  const logger = deps.logger.child({ component: 'inbox-sockets' });
+  const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(httpServer, {
+    path: SOCKET_PATH,
+    serveClient: false,
+    // The clients send nothing but the handshake; a large frame is not one of theirs.
+    maxHttpBufferSize: 16 * 1024,
+    allowRequest: (request, callback) => callback(null, options.originAllowed(request.headers.origin)),
+    cors: { origin: (origin, callback) => callback(null, options.originAllowed(origin)) },
+  });
+
+  io.use((socket, next) => {
+    const token = handshakeToken(socket);
+    if (!token) return next(unauthorized('a subscriber session token is required (handshake query "token")'));
+    verifySubscriberToken(deps, token).then(
+      (scope) => {
+        socket.data.audience = { environmentId: scope.environmentId, subscriberRecordId: scope.subscriberRecordId };
+        next();
+      },
+      () => next(unauthorized('invalid or expired subscriber session token')),
+    );
+  });
+  io.on('connection', (socket) => {
+    void socket.join(inboxRoom(socket.data.audience));
+    // The upgrade request (an IncomingMessage and what it references) would be kept for the socket's whole life;
+    // nothing needs it after authentication (socket.io's documented memory saving, a few KB per socket).
+    (socket.conn as unknown as { request: unknown }).request = null;
+    socket.handshake.headers = {};
+  });
+
+  const holdsSocketsOf = (room: string) => (io.of('/').adapter.rooms.get(room)?.size ?? 0) > 0;
+
+  const refreshing = new Map<string, { again: boolean }>();
+  async function sendCounts(audience: InboxAudience): Promise<void> {
+    const room = inboxRoom(audience);
+    const running = refreshing.get(room);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    refreshing.set(room, state);
+    try {
+      do {
+        state.again = false;
+        if (!holdsSocketsOf(room)) break;
+        const badges = await countInboxBadges(deps, audience);
+        io.local.to(room).emit('unread_count_changed', { counts: badges.unreadCount });
+        io.local.to(room).emit('unseen_count_changed', { unseenCount: badges.unseenCount });
+      } while (state.again);
+    } catch (error) {
+      logger.warn({ err: error, room }, 'inbox counts could not be sent');
+    } finally {
+      refreshing.delete(room);
+    }
+  }
+
+  let stopListening: () => void = () => undefined;
+  let redisClients: Redis[] = [];
+  if (fanout.kind === 'local') {
+    stopListening = fanout.hub.subscribe((event: InboxEvent) => {
+      const room = inboxRoom(event.audience);
+      if (!holdsSocketsOf(room)) return;
+      if (event.kind === 'message-delivered') io.to(room).emit('notification_received', { message: toRealtimeMessage(event.message) });
+      void sendCounts(event.audience);
+    });
+  } else {
+    const { pub, sub } = fanout.openAdapterClients();
+    redisClients = [pub, sub];
+    io.adapter(createAdapter(pub, sub, { key: fanout.key }));
+    // notification_received needs no code here: the adapter hands the emitter's packet to the room's local sockets.
+    io.on(INBOX_CHANGED_EVENT as never, (audience: unknown) => {
+      if (isInboxAudience(audience)) void sendCounts(audience);
+    });
+  }
+
+  return {
+    io,
+    connectionCount: () => io.engine.clientsCount,
+    async close() {
+      stopListening();
+      io.local.disconnectSockets(true);
+      await io.of('/').adapter.close();
+      io.engine.close();
+      for (const client of redisClients) client.disconnect();
+    },
+  };
+}
+
+function handshakeToken(socket: Socket): string | undefined {
+  const fromQuery = socket.handshake.query.token;
+  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  const fromAuth = (socket.handshake.auth as Record<string, unknown> | undefined)?.token;
+  return typeof fromAuth === 'string' && fromAuth !== '' ? fromAuth : undefined;
+}
+
+/** What the client's `connect_error` receives: the message, and `data` in the API's error shape. */
+function unauthorized(message: string): Error & { data: { statusCode: number; message: string; error: string } } {
+  return Object.assign(new Error(message), { data: { statusCode: 401, message, error: 'Unauthorized' } });
+}

@@ -1,0 +1,379 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
+import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { DESKTOP, PHONE, hasCount, hasText, horizontalOverflow, screenshot, seriousViolations, signIn, visible } from './dashboard-browser.js';
+import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
+
+/**
+ * The dashboard end to end in Debian's Chromium against a real Herald (embedded: `herald start`; scale-out:
+ * two `herald api` processes and a `herald worker`). The flows build on each other in order: the admin made by
+ * the setup link configures what the later flows use. Email goes to a local fake of the `email-webhook`
+ * provider, which can be told to fail.
+ */
+const run = browserAvailable() ? describe : describe.skip;
+const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', name: 'Ada Admin' };
+const VIEWER = { email: 'viewer@example.com', password: 'viewer password 1', name: 'Vic Viewer' };
+
+run('dashboard flows in the browser', () => {
+  let herald: HeraldUnderTest;
+  let fake: HttpFake;
+  let browser: Browser;
+  let admin: BrowserContext;
+  let adminPage: Page;
+  const pageErrors: string[] = [];
+  let workflowDbId = '';
+
+  /** The public API, as a server-side client uses it. */
+  async function api(method: string, path: string, body?: unknown, url = herald.url) {
+    const response = await fetch(url + path, {
+      method,
+      headers: { authorization: `ApiKey ${herald.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  async function newPage(context: BrowserContext): Promise<Page> {
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    pageErrors.push(...collectPageErrors(page));
+    return page;
+  }
+
+  /** A section of the main navigation (other links on a page may have the same name). */
+  async function nav(page: Page, section: string) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: section, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: section }).waitFor();
+  }
+
+  async function expectAccessible(page: Page, name: string) {
+    const violations = await seriousViolations(page);
+    expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
+  }
+
+  /** Waits for a fake request whose JSON body satisfies `test`. */
+  async function fakeReceived(test: (body: any) => boolean, timeoutMs = 20_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = fake.requests.map((request) => JSON.parse(request.body || '{}')).find(test);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`the provider fake did not receive the expected request; got ${fake.requests.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  beforeAll(async () => {
+    fake = await startHttpFake(() => ({ status: 200, body: { id: 'fake-message-id' } }));
+    herald = await startHeraldUnderTest({ HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_JOB_ATTEMPTS: '1', HERALD_RATE_LIMIT: 'false' });
+    browser = await launchBrowser();
+    // The public API's records the flows need: an in-app integration, a subscriber with an email address.
+    expect((await api('POST', '/v1/integrations', { providerId: 'novu', channel: 'in_app', active: true })).status).toBe(201);
+    expect((await api('POST', '/v2/subscribers', { subscriberId: 'ada', email: 'ada@example.com', firstName: 'Ada' })).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await herald?.close();
+    await fake?.close();
+  }, 60_000);
+
+  it('the setup link printed by the first start creates the first admin', async () => {
+    admin = await browser.newContext({ viewport: DESKTOP });
+    adminPage = await newPage(admin);
+    // Before setup the login page says how to get the first account.
+    await adminPage.goto(`${herald.url}/dashboard/`);
+    await adminPage.getByText('No administrator exists yet').waitFor();
+    await screenshot(adminPage, 'login-first-start');
+    await expectAccessible(adminPage, 'login');
+
+    await adminPage.goto(herald.setupUrl());
+    await adminPage.getByRole('heading', { name: 'Create the first administrator' }).waitFor();
+    await adminPage.getByLabel('Name').fill(ADMIN.name);
+    await adminPage.locator('input[type=email]').fill(ADMIN.email);
+    await adminPage.locator('input[type=password]').fill(ADMIN.password);
+    await screenshot(adminPage, 'setup');
+    await expectAccessible(adminPage, 'setup');
+    await adminPage.getByRole('button', { name: 'Create administrator' }).click();
+    await adminPage.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    expect(await adminPage.locator('.who').textContent()).toContain(ADMIN.name);
+
+    // The link is single-use.
+    const again = await fetch(`${herald.url}/v1/dashboard/setup`);
+    expect((await again.json()).data.required).toBe(false);
+  });
+
+  it('signs in through the login page with the keyboard; a wrong password is refused', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await newPage(context);
+    await page.goto(`${herald.url}/dashboard/`);
+    await page.locator('input[type=email]').fill(ADMIN.email);
+    await page.locator('input[type=password]').fill('wrong password');
+    await page.locator('button[type=submit]').click();
+    await page.getByRole('alert').getByText('Wrong email or password.').waitFor();
+    await screenshot(page, 'login');
+
+    // Keyboard only: Tab to each field, Enter submits.
+    await page.goto(`${herald.url}/dashboard/`);
+    await page.locator('input[type=email]').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('email');
+    await page.keyboard.type(ADMIN.email);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('password');
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor({ timeout: 20_000 });
+    // and the main navigation is reachable by Tab and Enter.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workflows', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Workflows', level: 1 }).waitFor();
+    await context.close();
+  });
+
+  it('an email integration created through its form delivers', async () => {
+    const page = adminPage;
+    await nav(page, 'Integrations');
+    await page.getByRole('button', { name: 'Add integration' }).click();
+    await page.getByLabel('Channel').selectOption('email');
+    await page.getByLabel('Provider').selectOption('email-webhook');
+    await page.getByLabel('Name', { exact: true }).fill('Fake mail');
+    await page.getByLabel(/webhookUrl/i).fill(`${fake.url}/mail`);
+    await page.getByLabel(/secretKey/i).fill('fake-signing-secret');
+    // An optional field the provider reads: added by name.
+    await page.getByLabel('Add another credential field').fill('from');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.getByLabel('from', { exact: true }).fill('herald@example.com');
+    // Secrets are masked until revealed.
+    expect(await page.getByLabel(/secretKey/i).getAttribute('type')).toBe('password');
+    await page.getByRole('button', { name: 'Create integration' }).click();
+    await page.getByRole('cell', { name: 'Fake mail', exact: true }).waitFor();
+    await screenshot(page, 'integrations');
+    await expectAccessible(page, 'integrations');
+
+    const workflow = await api('POST', '/v2/workflows', {
+      workflowId: 'welcome',
+      name: 'Welcome',
+      steps: [
+        { name: 'Inbox note', type: 'in_app', controlValues: { subject: 'Welcome', body: 'Hello {{subscriber.firstName}}' } },
+        { name: 'Welcome email', type: 'email', controlValues: { subject: 'Welcome aboard', body: '<h1>Hi {{subscriber.firstName}}</h1><p>Glad you are here.</p>' } },
+      ],
+    });
+    expect(workflow.status).toBe(201);
+    workflowDbId = workflow.body.data._id;
+    const trigger = await api('POST', '/v1/events/trigger', { name: 'welcome', to: 'ada', payload: { plan: 'pro' } });
+    expect(trigger.status).toBe(201);
+    const delivered = await fakeReceived((body) => body.subject === 'Welcome aboard');
+    expect(delivered.to).toContain('ada@example.com');
+    expect(delivered.html).toContain('Hi Ada');
+  });
+
+  it('an event triggered through the API shows in the activity list and its timeline shows every step', async () => {
+    const page = adminPage;
+    const trigger = await api('POST', '/v1/events/trigger', { name: 'welcome', to: 'ada', payload: { plan: 'team' } });
+    const { transactionId } = trigger.body.data;
+    await nav(page, 'Activity');
+    // No reload: the list polls and the new event appears.
+    const row = page.getByRole('row').filter({ hasText: transactionId });
+    await row.waitFor({ timeout: 15_000 });
+    await visible(row.getByText('Email: completed'), 15_000);
+    await screenshot(page, 'activity');
+    await expectAccessible(page, 'activity');
+
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const inbox = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /Inbox note/ }) });
+    const email = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /Welcome email/ }) });
+    await hasText(inbox.locator('.job-head .badge'), 'completed');
+    await hasText(email.locator('.job-head .badge'), 'completed', 15_000);
+    // Execution details with status, detail, source and time; the provider's raw answer; the message.
+    await visible(inbox.getByRole('cell', { name: 'Step created' }));
+    await visible(email.getByRole('cell', { name: 'Success' }).first());
+    await visible(email.getByRole('cell', { name: 'Internal' }).first());
+    await visible(email.getByText('fake-message-id').first());
+    await visible(inbox.getByText('Hello Ada'));
+    const frame = email.frameLocator('iframe.email-frame');
+    await visible(frame.getByRole('heading', { name: 'Hi Ada' }), 10_000);
+    expect(await email.locator('iframe.email-frame').first().getAttribute('sandbox')).toBe('');
+    await screenshot(page, 'activity-event');
+    await expectAccessible(page, 'activity event');
+  });
+
+  it('a step that failed against the provider is retried from the dashboard and then succeeds', async () => {
+    const page = adminPage;
+    fake.setHandler(() => ({ status: 500, body: { error: 'provider is down' } }));
+    const trigger = await api('POST', '/v1/events/trigger', { name: 'welcome', to: 'ada', payload: { plan: 'retry' } });
+    const { transactionId } = trigger.body.data;
+    await nav(page, 'Activity');
+    const row = page.getByRole('row').filter({ hasText: transactionId });
+    await visible(row.getByText('Email: failed'), 20_000);
+    await row.getByRole('link').click();
+    const email = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /Welcome email/ }) });
+    await hasText(email.locator('.job-head .badge'), 'failed');
+    await visible(email.getByText('provider is down').first());
+    await screenshot(page, 'activity-event-failed');
+
+    const before = fake.requests.length;
+    fake.setHandler(() => ({ status: 200, body: { id: 'fake-after-retry' } }));
+    await email.getByRole('button', { name: 'Retry step' }).click();
+    await hasText(email.locator('.job-head .badge'), 'completed', 20_000);
+    await visible(email.getByRole('cell').filter({ hasText: 'retry' }).first());
+    expect(fake.requests.length).toBe(before + 1);
+    await visible(email.getByText('fake-after-retry').first());
+  });
+
+  it("a workflow step edited in the dashboard is used by the next trigger", async () => {
+    const page = adminPage;
+    await nav(page, 'Workflows');
+    await page.getByRole('link', { name: 'Welcome' }).click();
+    const step = page.getByRole('group', { name: /Step 2: Welcome email/ });
+    await step.getByLabel('Subject').fill('Edited in the dashboard for {{payload.plan}}');
+    // The live preview renders the unsaved controls with a sample payload, through the server's Liquid code.
+    const preview = page.getByRole('region', { name: 'Preview of Welcome email' });
+    await preview.getByLabel('Sample payload (JSON)').fill('{"plan":"gold"}');
+    await visible(preview.getByText('Edited in the dashboard for gold'));
+    await visible(preview.frameLocator('iframe').getByRole('heading', { name: 'Hi Ada' }));
+    await page.getByRole('button', { name: 'Save workflow' }).click();
+    await page.getByRole('status').getByText(/Saved at/).waitFor();
+    await screenshot(page, 'workflow-editor');
+    await expectAccessible(page, 'workflow editor');
+
+    await api('POST', '/v1/events/trigger', { name: 'welcome', to: 'ada', payload: { plan: 'edited' } });
+    const delivered = await fakeReceived((body) => typeof body.subject === 'string' && body.subject.startsWith('Edited'));
+    expect(delivered.subject).toBe('Edited in the dashboard for edited');
+    expect((await api('GET', `/v2/workflows/${workflowDbId}`)).body.data.steps[1].controlValues.subject).toBe('Edited in the dashboard for {{payload.plan}}');
+
+    await nav(page, 'Workflows');
+    await page.getByRole('link', { name: 'Welcome' }).waitFor();
+    await screenshot(page, 'workflows');
+    await expectAccessible(page, 'workflows');
+  });
+
+  it('a revoked secret key gets 401 at once, on every API process', async () => {
+    const page = adminPage;
+    await nav(page, 'Settings');
+    await page.getByRole('button', { name: 'Create secret key' }).click();
+    const created = await page.getByLabel(/New secret key/).inputValue();
+    expect(created.length).toBeGreaterThan(20);
+    const call = (url: string) => fetch(`${url}/v1/integrations`, { headers: { authorization: `ApiKey ${created}` } }).then((response) => response.status);
+    expect(await call(herald.url)).toBe(200);
+    expect(await call(herald.otherUrl)).toBe(200);
+    await screenshot(page, 'settings');
+    await expectAccessible(page, 'settings');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    // Newest first; the list shows only a mask and the last four characters.
+    const keyRow = page.getByRole('table', { name: 'Secret keys' }).getByRole('row').filter({ hasText: created.slice(-4) });
+    await keyRow.getByRole('button', { name: /Revoke/ }).click();
+    await visible(keyRow.getByText(/^revoked/));
+    expect(await page.getByRole('table', { name: 'Secret keys' }).textContent()).not.toContain(created);
+    expect(await call(herald.url)).toBe(401);
+    expect(await call(herald.otherUrl)).toBe(401);
+  });
+
+  it('an invited viewer signs in, sees activity, never sees credentials and cannot change anything', async () => {
+    const page = adminPage;
+    await nav(page, 'Settings');
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Create invite link' }).click();
+    const inviteUrl = await page.getByLabel(/Invite link/).inputValue();
+    expect(inviteUrl).toContain('/dashboard/invite?token=');
+
+    const viewer = await browser.newContext({ viewport: DESKTOP });
+    const viewerPage = await newPage(viewer);
+    await viewerPage.goto(inviteUrl.replace(/^https?:\/\/[^/]+/, herald.url));
+    await viewerPage.getByLabel('Name').fill(VIEWER.name);
+    await viewerPage.locator('input[type=email]').fill(VIEWER.email);
+    await viewerPage.locator('input[type=password]').fill(VIEWER.password);
+    await screenshot(viewerPage, 'invite');
+    await expectAccessible(viewerPage, 'invite');
+    await viewerPage.getByRole('button', { name: 'Create account' }).click();
+    await viewerPage.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    expect(await viewerPage.locator('.who').textContent()).toContain('viewer');
+    await visible(viewerPage.getByRole('row').filter({ hasText: 'Welcome' }).first(), 15_000);
+
+    // Integrations: listed, but no credentials and no buttons that change anything.
+    await nav(viewerPage, 'Integrations');
+    await viewerPage.getByRole('cell', { name: 'Fake mail', exact: true }).waitFor();
+    await hasCount(viewerPage.getByRole('button', { name: /Edit|Delete|Add integration/ }), 0);
+    await hasCount(viewerPage.getByText('fake-signing-secret'), 0);
+    await screenshot(viewerPage, 'integrations-viewer');
+
+    // The API refuses too, with the viewer's own session and CSRF token.
+    const me = await viewerPage.request.get(`${herald.url}/v1/dashboard/me`);
+    const { csrfToken } = (await me.json()).data;
+    const listed = await viewerPage.request.get(`${herald.url}/v1/integrations`);
+    expect(listed.status()).toBe(200);
+    const integrations = (await listed.json()).data as Array<Record<string, unknown>>;
+    expect(integrations.length).toBeGreaterThan(0);
+    for (const integration of integrations) expect(integration.credentials).toBeUndefined();
+    expect(JSON.stringify(integrations)).not.toContain('fake-signing-secret');
+    const headers = { 'x-csrf-token': csrfToken, 'content-type': 'application/json' };
+    const writes = [
+      await viewerPage.request.post(`${herald.url}/v1/events/trigger`, { headers, data: { name: 'welcome', to: 'ada', payload: {} } }),
+      await viewerPage.request.patch(`${herald.url}/v2/workflows/${workflowDbId}`, { headers, data: { active: false } }),
+      await viewerPage.request.post(`${herald.url}/v1/dashboard/api-keys`, { headers, data: {} }),
+      await viewerPage.request.delete(`${herald.url}/v1/integrations/${integrations[0]._id}`, { headers }),
+    ];
+    expect(writes.map((response) => response.status())).toEqual([403, 403, 403, 403]);
+    expect((await api('GET', `/v2/workflows/${workflowDbId}`)).body.data.active).toBe(true);
+
+    // The workflow editor is read-only for a viewer.
+    await nav(viewerPage, 'Workflows');
+    await viewerPage.getByRole('link', { name: 'Welcome' }).click();
+    await viewerPage.getByText('You have read-only access').waitFor();
+    await hasCount(viewerPage.getByRole('button', { name: 'Save workflow' }), 0);
+    await viewer.close();
+  });
+
+  it('every page is readable at 1280 and 390 px wide with no serious axe-core violations', async () => {
+    const events = await api('GET', '/v1/notifications?limit=1');
+    await api('POST', '/v2/topics', { key: 'product-news', name: 'Product news' });
+    await api('POST', '/v2/topics/product-news/subscriptions', { subscriberIds: ['ada'] });
+    const pages: Array<[string, string]> = [
+      ['activity', '/activity'],
+      ['activity-event', `/activity/${events.body.data[0]._id}`],
+      ['workflows', '/workflows'],
+      ['workflow-editor', `/workflows/${workflowDbId}`],
+      ['workflow-new', '/workflows/new'],
+      ['integrations', '/integrations'],
+      ['subscribers', '/subscribers'],
+      ['subscriber', '/subscribers/ada'],
+      ['topics', '/topics'],
+      ['topic', '/topics/product-news'],
+      ['settings', '/settings'],
+    ];
+    for (const viewport of [DESKTOP, PHONE]) {
+      const context = await browser.newContext({ viewport });
+      const page = await newPage(context);
+      await signIn(page, herald.url, ADMIN.email, ADMIN.password);
+      for (const [name, path] of pages) {
+        await page.goto(`${herald.url}/dashboard${path}`);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await expectAccessible(page, `${name} at ${viewport.width}px`);
+        expect(await horizontalOverflow(page), `${name} at ${viewport.width}px scrolls sideways`).toBeLessThanOrEqual(0);
+        if (viewport === PHONE) await screenshot(page, `${name}-phone`);
+        else if (['workflow-new', 'subscribers', 'subscriber', 'topics', 'topic'].includes(name)) await screenshot(page, name);
+      }
+      // Keyboard: the first Tab reaches the skip link, which moves focus to the page.
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      await context.close();
+    }
+  }, 240_000);
+
+  it('logout ends the session', async () => {
+    const page = adminPage;
+    const before = await page.request.get(`${herald.url}/v1/dashboard/me`);
+    expect(before.status()).toBe(200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('input[type=password]').waitFor();
+    const after = await page.request.get(`${herald.url}/v1/dashboard/me`);
+    expect(after.status()).toBe(401);
+    await page.goto(`${herald.url}/dashboard/settings`);
+    await page.locator('input[type=email]').waitFor();
+    expect(pageErrors.filter((error) => !/status of (401|403|404)/.test(error))).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createTestSchema, scaleoutModeRequested, type TestSchema } from '../helpers/databases.js';
+import { HERALD_BIN, runHeraldCommand, startHerald, type HeraldProcess } from '../helpers/herald-process.js';
+import { startPrivateRedis, type PrivateRedis } from '../helpers/private-services.js';
+
+/**
+ * Herald started the way an operator starts it, for the dashboard's browser tests:
+ * embedded = one `herald start` on a fresh data directory; scale-out (HERALD_TEST_MODE=scaleout) =
+ * `herald migrate`, then two `herald api` processes and one `herald worker` over a fresh PostgreSQL schema and
+ * a private Redis (BullMQ queue names are not prefixed per test, so a shared Redis would mix test files).
+ * The first API process's output carries the one-time setup link.
+ */
+export interface HeraldUnderTest {
+  mode: 'embedded' | 'scaleout';
+  /** The API process the browser uses. */
+  url: string;
+  /** Another API process (scale-out), or the same one (embedded). */
+  otherUrl: string;
+  secretKey: string;
+  /** The setup link printed by the first start. */
+  setupUrl(): string;
+  output(): string;
+  close(): Promise<void>;
+}
+
+export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}): Promise<HeraldUnderTest> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-dash-'));
+  const secretKey = `sk_dash_${randomBytes(16).toString('hex')}`;
+  const env: Record<string, string> = {
+    HERALD_DATA_DIR: dataDir,
+    HERALD_BOOTSTRAP_SECRET_KEY: secretKey,
+    HERALD_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'info',
+    ...extraEnv,
+  };
+  const scaleout = scaleoutModeRequested();
+  let schema: TestSchema | undefined;
+  let redis: PrivateRedis | undefined;
+  const processes: HeraldProcess[] = [];
+  let worker: ChildProcess | undefined;
+  const cleanup = async () => {
+    await Promise.all(processes.map((process) => process.stop()));
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker!.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    await redis?.close();
+    await schema?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    if (scaleout) {
+      schema = await createTestSchema();
+      redis = await startPrivateRedis();
+      env.DATABASE_URL = schema.url;
+      env.REDIS_URL = redis.url;
+      const migrated = runHeraldCommand(['migrate'], env);
+      if (migrated.status !== 0) throw new Error(`herald migrate failed: ${migrated.stderr}${migrated.stdout}`);
+      processes.push(await startHerald(env, ['api']));
+      processes.push(await startHerald(env, ['api']));
+      worker = spawn(process.execPath, [HERALD_BIN, 'worker'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    } else {
+      processes.push(await startHerald(env, ['start']));
+    }
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  const first = processes[0];
+  return {
+    mode: scaleout ? 'scaleout' : 'embedded',
+    url: first.url,
+    otherUrl: (processes[1] ?? first).url,
+    secretKey,
+    output: () => processes.map((process) => process.output()).join('\n'),
+    setupUrl() {
+      const printed = /https?:\/\/[^\s"]+\/dashboard\/setup\?token=[A-Za-z0-9_\-.%]+/.exec(processes.map((process) => process.output()).join('\n'));
+      if (!printed) throw new Error(`no setup link in the output:\n${first.output()}`);
+      // The link names the configured host; the test reaches the same process on 127.0.0.1.
+      const link = new URL(printed[0]);
+      return `${first.url}${link.pathname}${link.search}`;
+    },
+    close: cleanup,
+  };
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, type CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import type { Database } from '../../../src/store/sql/schema.js';
+import { SqlStore } from '../../../src/store/sql/sql-store.js';
+import { SecretBox } from '../../../src/store/secret-box.js';
+import { groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
+
+/**
+ * The preference repository on SQLite: the worker's read before each channel step is one statement searching the
+ * primary key (never a scan), and the records round-trip (upsert, list, delete).
+ */
+describe('subscriber preferences on SQLite', () => {
+  let dir: string;
+  let db: Kysely<Database>;
+  let store: SqlStore;
+  let plans: BetterSqlite3.Database;
+  const sent: CompiledQuery[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'herald-pref-plans-'));
+    const sqlite = new BetterSqlite3(join(dir, 'herald.sqlite'));
+    db = new Kysely<Database>({
+      dialect: groupCommitSqliteDialect(sqlite),
+      log: (event) => {
+        if (event.level === 'query') sent.push(event.query);
+      },
+    });
+    await migrateToLatest(db, 'sqlite');
+    store = new SqlStore(db, { dialect: 'sqlite', secretBox: new SecretBox(Buffer.alloc(32, 7)) });
+    plans = new BetterSqlite3(join(dir, 'herald.sqlite'), { readonly: true });
+  });
+
+  afterAll(async () => {
+    plans.close();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('getForDelivery is one statement that searches the primary key', async () => {
+    sent.length = 0;
+    await store.preferences.getForDelivery('env', 'subscriber', 'workflow');
+    expect(sent).toHaveLength(1);
+    const [query] = sent;
+    const plan = (plans.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])) as Array<{ detail: string }>)
+      .map((row) => row.detail)
+      .join('\n');
+    expect(plan).toContain('sqlite_autoindex_subscriber_preferences_1');
+    expect(plan).not.toMatch(/^SCAN/m);
+  });
+
+  it('records round-trip: global with schedule, workflow records, replaced on save, deleted with the subscriber', async () => {
+    const schedule = { isEnabled: true, weeklySchedule: { monday: { isEnabled: true, hours: [{ start: '09:00 AM', end: '05:00 PM' }] } } };
+    await store.preferences.saveGlobal('env', 's1', { channels: { email: false }, schedule }, '2026-01-01T00:00:00.000Z');
+    await store.preferences.saveWorkflow('env', 's1', 'w1', { enabled: false, channels: { sms: true } }, '2026-01-01T00:00:01.000Z');
+    await store.preferences.saveWorkflow('env', 's1', 'w2', { channels: { push: false } }, '2026-01-01T00:00:02.000Z');
+    await store.preferences.saveWorkflow('env', 's2', 'w1', { channels: { push: false } }, '2026-01-01T00:00:02.000Z');
+    await store.preferences.saveWorkflow('other-env', 's1', 'w1', { channels: { chat: false } }, '2026-01-01T00:00:02.000Z');
+
+    expect(await store.preferences.getForDelivery('env', 's1', 'w1')).toEqual({
+      global: { channels: { email: false }, schedule, updatedAt: '2026-01-01T00:00:00.000Z' },
+      workflow: { enabled: false, channels: { sms: true }, updatedAt: '2026-01-01T00:00:01.000Z' },
+    });
+    await store.preferences.saveGlobal('env', 's1', { enabled: true, channels: { email: true } }, '2026-01-02T00:00:00.000Z');
+    const listed = await store.preferences.listForSubscriber('env', 's1');
+    expect(listed.global).toEqual({ enabled: true, channels: { email: true }, updatedAt: '2026-01-02T00:00:00.000Z' });
+    expect(Object.keys(listed.workflows).sort()).toEqual(['w1', 'w2']);
+
+    await store.preferences.deleteForSubscriber('env', 's1');
+    expect(await store.preferences.listForSubscriber('env', 's1')).toEqual({ workflows: {} });
+    expect(Object.keys((await store.preferences.listForSubscriber('env', 's2')).workflows)).toEqual(['w1']);
+    expect(Object.keys((await store.preferences.listForSubscriber('other-env', 's1')).workflows)).toEqual(['w1']);
+  });
+});
