@@ -5,6 +5,7 @@ import { acceptInvite } from '../../usecases/dashboard/accept-invite.js';
 import { createEnvironmentApiKey } from '../../usecases/dashboard/create-environment-api-key.js';
 import { createInvite } from '../../usecases/dashboard/create-invite.js';
 import { deleteUser } from '../../usecases/dashboard/delete-user.js';
+import { getInboxPreview } from '../../usecases/dashboard/get-inbox-preview.js';
 import { listApiKeys } from '../../usecases/dashboard/list-api-keys.js';
 import { listAuditLog } from '../../usecases/dashboard/list-audit-log.js';
 import { listInvites } from '../../usecases/dashboard/list-invites.js';
@@ -24,6 +25,8 @@ import {
   AuditQuery,
   CreateInviteBody,
   EnvironmentHeaders,
+  InboxPreviewParams,
+  InboxPreviewSchema,
   InviteCreatedSchema,
   InviteParams,
   InviteSchema,
@@ -38,7 +41,10 @@ import { setSessionCookie } from '../session-cookie.js';
 const tags = ['Dashboard'];
 const headers = EnvironmentHeaders;
 
-/** Users, invites, secret keys, the audit log and the provider catalogue: what only the dashboard needs. */
+/**
+ * Users, invites, secret keys, the audit log, the provider catalogue and the Inbox preview's settings: what only the
+ * dashboard needs.
+ */
 export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
     '/v1/dashboard/users',
@@ -209,5 +215,26 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = a
       },
     },
     async () => ({ data: listProviders(deps) }),
+  );
+
+  app.get(
+    '/v1/dashboard/subscribers/:subscriberId/inbox-preview',
+    {
+      config: { dashboardOnly: true, adminOnly: true },
+      schema: {
+        tags,
+        summary: "What the dashboard's live <Inbox /> preview of a subscriber needs (admins)",
+        description:
+          "The selected environment's (`Novu-Environment-Id`) application identifier and the subscriberId, plus " +
+          "`subscriberHash` when the environment's active in-app integration has `credentials.hmac: true`: computed on the " +
+          'server, so the browser never holds a secret key. Admins only (viewers get 403): the preview is a real Inbox ' +
+          'session, and its clicks mark messages read, archive them and change preferences. A subscriber of another ' +
+          'environment is a 404, like an unknown one. 422 when HMAC is on and no secret key can sign the hash.',
+        headers,
+        params: InboxPreviewParams,
+        response: { 200: DataEnvelope(InboxPreviewSchema), ...commonErrorResponses },
+      },
+    },
+    async (request) => ({ data: await getInboxPreview(deps, { caller: callerOf(request), subscriberId: request.params.subscriberId }) }),
   );
 };

@@ -149,3 +149,12 @@ export const PreviewResponse = Type.Object({
     error: Type.Optional(Type.Object({ title: Type.String(), message: Type.String(), hint: Type.String() })),
   }),
 });
+
+export const InboxPreviewParams = Type.Object({ subscriberId: Type.String({ description: "The subscriber's subscriberId" }) });
+export const InboxPreviewSchema = Type.Object({
+  applicationIdentifier: Type.String({ description: 'The selected environment\'s application identifier (`GET /v1/environments/me` `identifier`)' }),
+  subscriberId: Type.String(),
+  subscriberHash: Type.Optional(
+    Type.String({ description: "HMAC-SHA256 (hex) of the subscriberId under the environment's newest secret key; only when the in-app integration has `credentials.hmac: true`" }),
+  ),
+});

@@ -65,7 +65,7 @@ export async function createInboxSession(deps: Deps, input: InboxSessionInput): 
 }
 
 /** HMAC is on when an active in-app integration of the environment has `credentials.hmac: true` (Novu's rule). */
-async function hmacRequired(deps: Deps, environmentId: string): Promise<boolean> {
+export async function hmacRequired(deps: Pick<Deps, 'store'>, environmentId: string): Promise<boolean> {
   const integrations = await deps.store.integrations.list(environmentId, { channel: 'in_app', activeOnly: true });
   return integrations.some((integration) => integration.credentials?.hmac === true || integration.credentials?.hmac === 'true');
 }
