@@ -1,8 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { DESKTOP, PHONE, hasCount, hasText, horizontalOverflow, screenshot, seriousViolations, signIn, visible } from './dashboard-browser.js';
+import { DESKTOP, PHONE, eventually, hasCount, hasText, horizontalOverflow, screenshot, seriousViolations, signIn, visible } from './dashboard-browser.js';
 import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
 /**
@@ -250,6 +251,75 @@ run('dashboard flows in the browser', () => {
     await expectAccessible(page, 'workflows');
   });
 
+  it("on a subscriber's page the admin changes preferences and the live Inbox preview shows new notifications without a reload", async () => {
+    const page = adminPage;
+    // HMAC on for the in-app integration: the preview only opens with the hash the server computes.
+    const inApp = (await api('GET', '/v1/integrations')).body.data.find((integration: any) => integration.channel === 'in_app');
+    expect((await api('PUT', `/v1/integrations/${inApp._id}`, { credentials: { hmac: true }, check: false })).status).toBe(200);
+    const news = await api('POST', '/v2/workflows', {
+      workflowId: 'preview-news',
+      name: 'Preview news',
+      steps: [{ name: 'Inbox news', type: 'in_app', controlValues: { subject: 'News', body: 'News for {{subscriber.firstName}}: {{payload.title}}' } }],
+    });
+    expect(news.status).toBe(201);
+    expect((await api('POST', '/v1/events/trigger', { name: 'preview-news', to: 'ada', payload: { title: 'before the page opened' } })).status).toBe(201);
+
+    await nav(page, 'Subscribers');
+    await page.getByRole('link', { name: 'ada', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Subscriber ada' }).waitFor();
+
+    // Preferences: one workflow's channel off, then the global SMS switch off; each read back through the API.
+    const prefs = page.getByRole('region', { name: 'Preferences' });
+    const welcomeEmail = prefs.getByRole('checkbox', { name: 'Email for Welcome' });
+    await eventually('Email for Welcome to be checked and enabled', async () => (await welcomeEmail.isChecked()) && (await welcomeEmail.isEnabled()));
+    await welcomeEmail.uncheck();
+    await hasText(prefs.getByRole('status'), 'Saved: Email off for Welcome.');
+    const stored = async () => (await api('GET', '/v2/subscribers/ada/preferences?criticality=all')).body.data;
+    const welcome = (data: any) => data.workflows.find((entry: any) => entry.workflow.identifier === 'welcome');
+    expect(welcome(await stored()).channels).toMatchObject({ email: false, in_app: true });
+    expect(await welcomeEmail.isChecked()).toBe(false);
+    const globalSms = prefs.getByRole('checkbox', { name: 'SMS for All workflows (global)' });
+    await eventually('SMS (global) to be enabled again', () => globalSms.isEnabled());
+    await globalSms.uncheck();
+    await hasText(prefs.getByRole('status'), 'Saved: SMS off for all workflows.');
+    expect((await stored()).global.channels).toMatchObject({ sms: false, email: true, in_app: true });
+    // Back on: the later flows expect the welcome email.
+    await eventually('Email for Welcome to be enabled again', () => welcomeEmail.isEnabled());
+    await welcomeEmail.check();
+    await hasText(prefs.getByRole('status'), 'Saved: Email on for Welcome.');
+    expect(welcome(await stored()).channels.email).toBe(true);
+
+    // The preview's settings: the environment's identifier and the subscriber hash, computed on the server.
+    const settings = (await (await page.request.get(`${herald.url}/v1/dashboard/subscribers/ada/inbox-preview`)).json()).data;
+    expect(settings).toEqual({
+      applicationIdentifier: (await api('GET', '/v1/environments/me')).body.data.identifier,
+      subscriberId: 'ada',
+      subscriberHash: createHmac('sha256', herald.secretKey).update('ada').digest('hex'),
+    });
+
+    // The live Inbox shows ada's in-app notification, then one triggered while the page is open, without a reload.
+    const preview = page.locator('.inbox-preview');
+    await visible(preview.getByText('News for Ada: before the page opened'), 30_000);
+    await api('POST', '/v1/events/trigger', { name: 'preview-news', to: 'ada', payload: { title: 'while the page is open' } });
+    const fresh = preview.getByText('News for Ada: while the page is open');
+    const notice = preview.locator('.nv-notificationListNewNotificationsNotice__button');
+    await eventually('the new notification or its notice in the preview', async () => (await fresh.count()) + (await notice.count()) > 0, 30_000);
+    if ((await fresh.count()) === 0) await notice.click();
+    await visible(fresh);
+    await expectAccessible(page, 'subscriber with the Inbox preview');
+
+    // Settings shows the application identifier of the environment shown.
+    await nav(page, 'Settings');
+    const identifier = await page.getByLabel('Application identifier (development)').inputValue();
+    expect(identifier).toBe((await api('GET', '/v1/environments/me')).body.data.identifier);
+    const production = (await api('GET', '/v1/environments')).body.data.find((environment: any) => environment.name === 'production');
+    await page.getByRole('button', { name: 'Switch to production' }).click();
+    expect(await page.getByLabel('Application identifier (production)').inputValue()).toBe(production.identifier);
+    expect(production.identifier).not.toBe(identifier);
+    await page.getByRole('button', { name: 'Switch to development' }).click();
+    await page.getByLabel('Application identifier (development)').waitFor();
+  });
+
   it('a revoked secret key gets 401 at once, on every API process', async () => {
     const page = adminPage;
     await nav(page, 'Settings');
@@ -319,6 +389,17 @@ run('dashboard flows in the browser', () => {
     expect(writes.map((response) => response.status())).toEqual([403, 403, 403, 403]);
     expect((await api('GET', `/v2/workflows/${workflowDbId}`)).body.data.active).toBe(true);
 
+    // A subscriber's preferences are read-only for a viewer, and the live Inbox preview (it acts as the subscriber) is for admins.
+    await viewerPage.goto(`${herald.url}/dashboard/subscribers/ada`);
+    const viewerPrefs = viewerPage.getByRole('region', { name: 'Preferences' });
+    await visible(viewerPrefs.getByRole('checkbox', { name: 'Email for Welcome' }));
+    expect(await viewerPrefs.getByRole('checkbox', { name: 'Email for Welcome' }).isDisabled()).toBe(true);
+    await visible(viewerPage.getByText('The live Inbox preview is for administrators'));
+    await hasCount(viewerPage.locator('.inbox-preview'), 0);
+    expect((await viewerPage.request.get(`${herald.url}/v1/dashboard/subscribers/ada/inbox-preview`)).status()).toBe(403);
+    const viewerPatch = await viewerPage.request.patch(`${herald.url}/v2/subscribers/ada/preferences`, { headers, data: { channels: { email: false } } });
+    expect(viewerPatch.status()).toBe(403);
+
     // The workflow editor is read-only for a viewer.
     await nav(viewerPage, 'Workflows');
     await viewerPage.getByRole('link', { name: 'Welcome' }).click();
@@ -352,6 +433,8 @@ run('dashboard flows in the browser', () => {
         await page.goto(`${herald.url}/dashboard${path}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await page.waitForLoadState('networkidle');
+        // The subscriber's page is checked with its live Inbox preview rendered (a lazily loaded chunk).
+        if (name === 'subscriber') await visible(page.locator('.inbox-preview .nv-notification'), 30_000);
         await expectAccessible(page, `${name} at ${viewport.width}px`);
         expect(await horizontalOverflow(page), `${name} at ${viewport.width}px scrolls sideways`).toBeLessThanOrEqual(0);
         if (viewport === PHONE) await screenshot(page, `${name}-phone`);

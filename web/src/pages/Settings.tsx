@@ -11,6 +11,12 @@ export function SettingsPage() {
       <section className="panel" aria-labelledby="environments-title">
         <h2 id="environments-title">Environments</h2>
         <p className="muted">Every page shows and changes the selected environment only. The switch is also in the top bar.</p>
+        {environment.identifier && (
+          <CopyField label={`Application identifier (${environment.name})`} value={environment.identifier} />
+        )}
+        <p className="muted small">
+          The application identifier is public: the <code>&lt;Inbox /&gt;</code> sends it as <code>applicationIdentifier</code>.
+        </p>
         <div className="table-wrap" tabIndex={0} role="group" aria-label="Table, scrolls sideways">
           <table>
             <caption className="visually-hidden">Environments</caption>

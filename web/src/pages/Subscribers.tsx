@@ -1,9 +1,13 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { Component, lazy, Suspense, useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { del, get, patch, put, seg } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { CHANNEL_LABEL } from '../status';
-import { Badge, Empty, ErrorNote, Field, Loading, PageHeader, Pager, Select, Time, useAction, useLoad } from '../ui';
+import { CHANNEL_LABEL, CHANNELS } from '../status';
+import type { InboxPreviewSettings } from './InboxPreview';
+import { Badge, Empty, ErrorNote, Field, Loading, Notice, PageHeader, Pager, Select, Time, useAction, useLoad } from '../ui';
+
+// @novu/react is most of the preview's weight: fetched only when a subscriber's page shows the preview.
+const InboxPreview = lazy(() => import('./InboxPreview'));
 
 interface Subscriber {
   _id: string;
@@ -166,15 +170,171 @@ export function SubscriberPage({ subscriberId }: { subscriberId: string }) {
         </fieldset>
       </form>
       <ChannelCredentials subscriber={subscriber} canEdit={isAdmin} onChanged={loaded.reload} />
-      <section className="panel" aria-labelledby="prefs-title">
-        <h2 id="prefs-title">Preferences and Inbox preview</h2>
-        <p className="muted" id="subscriber-extensions">
-          The subscriber's channel preferences and a live preview of their <code>&lt;Inbox /&gt;</code> appear here once those features
-          are part of this Herald.
-        </p>
-      </section>
+      <SubscriberPreferences subscriberId={subscriberId} canEdit={isAdmin} />
+      <InboxPreviewPanel subscriberId={subscriberId} isAdmin={isAdmin} />
       <SubscriberMessages subscriberId={subscriberId} />
     </>
+  );
+}
+
+type ChannelFlags = Partial<Record<(typeof CHANNELS)[number], boolean>>;
+
+interface Preferences {
+  global: { enabled: boolean; channels: ChannelFlags };
+  workflows: Array<{
+    enabled: boolean;
+    channels: ChannelFlags;
+    overrides: Array<{ channel: string; source: 'subscriber' | 'template' }>;
+    workflow: { id: string; identifier: string; name: string; critical: boolean };
+  }>;
+}
+
+/**
+ * The subscriber's preferences as `GET /v2/subscribers/{id}/preferences?criticality=all` gives them: the global
+ * channels and, per active workflow, the channels of its steps as they are decided (the subscriber's choice for the
+ * workflow, else the global one, else the workflow's default). An admin's click saves one switch with
+ * `PATCH /v2/subscribers/{id}/preferences` and the table is then read back from the API.
+ */
+function SubscriberPreferences({ subscriberId, canEdit }: { subscriberId: string; canEdit: boolean }) {
+  const load = (signal?: AbortSignal) =>
+    get<{ data: Preferences }>(`/v2/subscribers/${seg(subscriberId)}/preferences`, { signal, query: { criticality: 'all' } });
+  const preferences = useLoad((signal) => load(signal), [subscriberId]);
+  const action = useAction();
+  const [saved, setSaved] = useState<string>();
+  const change = (target: { id: string; name: string } | undefined, channel: string, enabled: boolean) => {
+    setSaved(undefined);
+    void action.run(async () => {
+      await patch(`/v2/subscribers/${seg(subscriberId)}/preferences`, { channels: { [channel]: enabled }, ...(target ? { workflowId: target.id } : {}) });
+      preferences.setData(await load());
+      setSaved(`Saved: ${CHANNEL_LABEL[channel]} ${enabled ? 'on' : 'off'} for ${target ? target.name : 'all workflows'}.`);
+    });
+  };
+  const data = preferences.data?.data;
+  const rows: Array<{ key: string; name: string; target?: { id: string; name: string }; channels: ChannelFlags; locked: boolean; note?: string }> = data
+    ? [
+        { key: 'global', name: 'All workflows (global)', channels: data.global.channels, locked: false },
+        ...data.workflows.map((entry) => ({
+          key: entry.workflow.id,
+          name: entry.workflow.name,
+          target: { id: entry.workflow.id, name: entry.workflow.name },
+          channels: entry.channels,
+          locked: entry.workflow.critical,
+          note: entry.workflow.critical ? 'critical: always sent' : entry.enabled ? undefined : 'switched off by the subscriber',
+        })),
+      ]
+    : [];
+  return (
+    <section className="panel" aria-labelledby="prefs-title">
+      <h2 id="prefs-title">Preferences</h2>
+      <p className="muted">
+        A workflow's box shows what is delivered: the subscriber's choice for that workflow, else their global choice, else the workflow's
+        default. {canEdit ? 'A click saves at once.' : 'Read only: admins can change them.'}
+      </p>
+      <ErrorNote error={preferences.error ?? action.error} />
+      {!data && preferences.loading && <Loading what="preferences" />}
+      {data && (
+        <div className="table-wrap" tabIndex={0} role="group" aria-label="Table, scrolls sideways">
+          <table className="prefs-table">
+            <caption className="visually-hidden">Channel preferences of {subscriberId}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Applies to</th>
+                {CHANNELS.map((channel) => (
+                  <th scope="col" key={channel}>
+                    {CHANNEL_LABEL[channel]}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.key}>
+                  <th scope="row">
+                    {row.name}
+                    {row.note && <span className="muted small"> ({row.note})</span>}
+                  </th>
+                  {CHANNELS.map((channel) => {
+                    const value = row.channels[channel];
+                    if (value === undefined) {
+                      return (
+                        <td key={channel} className="muted">
+                          <span aria-hidden="true">—</span>
+                          <span className="visually-hidden">no {CHANNEL_LABEL[channel]} step</span>
+                        </td>
+                      );
+                    }
+                    return (
+                      <td key={channel}>
+                        <input
+                          type="checkbox"
+                          aria-label={`${CHANNEL_LABEL[channel]} for ${row.name}`}
+                          checked={value}
+                          disabled={!canEdit || row.locked || action.pending}
+                          onChange={(event) => change(row.target, channel, event.target.checked)}
+                        />
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {saved && (
+        <p role="status" className="ok-text">
+          {saved}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** A failed download of the preview's chunk (a new release, a dropped link) stays inside its panel. */
+class PreviewBoundary extends Component<{ children: ReactNode }, { failed?: string }> {
+  state: { failed?: string } = {};
+  static getDerivedStateFromError(error: unknown) {
+    return { failed: error instanceof Error ? error.message : String(error) };
+  }
+  render() {
+    return this.state.failed ? <ErrorNote error={`The Inbox preview could not load: ${this.state.failed}`} /> : this.props.children;
+  }
+}
+
+/**
+ * The subscriber's real `<Inbox />`, served by this Herald (admins only: its clicks mark messages read, archive them
+ * and change preferences, as the subscriber). The settings come from a dashboard-only route that computes the HMAC
+ * on the server when the environment asks for one.
+ */
+function InboxPreviewPanel({ subscriberId, isAdmin }: { subscriberId: string; isAdmin: boolean }) {
+  const settings = useLoad(
+    (signal) =>
+      isAdmin
+        ? get<{ data: InboxPreviewSettings }>(`/v1/dashboard/subscribers/${seg(subscriberId)}/inbox-preview`, { signal })
+        : Promise.resolve(undefined),
+    [subscriberId, isAdmin],
+  );
+  return (
+    <section className="panel" aria-labelledby="inbox-preview-title">
+      <h2 id="inbox-preview-title">Inbox preview</h2>
+      {!isAdmin ? (
+        <Notice>The live Inbox preview is for administrators: it acts as the subscriber (opening and clicking marks their messages).</Notice>
+      ) : (
+        <>
+          <p className="muted">
+            {subscriberId}'s <code>&lt;Inbox /&gt;</code>, live from this Herald. Clicks here act as the subscriber.
+          </p>
+          <ErrorNote error={settings.error} />
+          {settings.data && (
+            <PreviewBoundary>
+              <Suspense fallback={<Loading what="the Inbox" />}>
+                <InboxPreview {...settings.data.data} />
+              </Suspense>
+            </PreviewBoundary>
+          )}
+        </>
+      )}
+    </section>
   );
 }
 
