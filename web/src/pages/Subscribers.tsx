@@ -201,13 +201,18 @@ function SubscriberPreferences({ subscriberId, canEdit }: { subscriberId: string
   const preferences = useLoad((signal) => load(signal), [subscriberId]);
   const action = useAction();
   const [saved, setSaved] = useState<string>();
-  const change = (target: { id: string; name: string } | undefined, channel: string, enabled: boolean) => {
+  // The switch being saved shows its new state until the table is read back (or reverts if the save fails).
+  const [saving, setSaving] = useState<{ row: string; channel: string; enabled: boolean }>();
+  const change = (row: string, target: { id: string; name: string } | undefined, channel: string, enabled: boolean) => {
     setSaved(undefined);
-    void action.run(async () => {
-      await patch(`/v2/subscribers/${seg(subscriberId)}/preferences`, { channels: { [channel]: enabled }, ...(target ? { workflowId: target.id } : {}) });
-      preferences.setData(await load());
-      setSaved(`Saved: ${CHANNEL_LABEL[channel]} ${enabled ? 'on' : 'off'} for ${target ? target.name : 'all workflows'}.`);
-    });
+    setSaving({ row, channel, enabled });
+    void action
+      .run(async () => {
+        await patch(`/v2/subscribers/${seg(subscriberId)}/preferences`, { channels: { [channel]: enabled }, ...(target ? { workflowId: target.id } : {}) });
+        preferences.setData(await load());
+        setSaved(`Saved: ${CHANNEL_LABEL[channel]} ${enabled ? 'on' : 'off'} for ${target ? target.name : 'all workflows'}.`);
+      })
+      .finally(() => setSaving(undefined));
   };
   const data = preferences.data?.data;
   const rows: Array<{ key: string; name: string; target?: { id: string; name: string }; channels: ChannelFlags; locked: boolean; note?: string }> = data
@@ -268,9 +273,9 @@ function SubscriberPreferences({ subscriberId, canEdit }: { subscriberId: string
                         <input
                           type="checkbox"
                           aria-label={`${CHANNEL_LABEL[channel]} for ${row.name}`}
-                          checked={value}
+                          checked={saving?.row === row.key && saving.channel === channel ? saving.enabled : value}
                           disabled={!canEdit || row.locked || action.pending}
-                          onChange={(event) => change(row.target, channel, event.target.checked)}
+                          onChange={(event) => change(row.key, row.target, channel, event.target.checked)}
                         />
                       </td>
                     );
