@@ -588,6 +588,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('audit_log_organization_created').on('audit_log').columns(['organization_id', 'created_at', 'id']).execute();
     },
   },
+  '0016_failed_and_canceled_jobs': {
+    // The event list's status filter (failed, canceled). Partial indexes that only failed or canceled jobs enter:
+    // the trigger and delivery paths (pending → queued → running → completed) never write to them, a failure or a
+    // cancel writes one entry, a retry removes it. `pending` and `completed` are checked on each event's own jobs
+    // instead (README: the event list's status filter).
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('jobs_failed').on('jobs').columns(['environment_id', 'notification_id']).where(sql.ref('status'), '=', sql.lit('failed')).execute();
+      await db.schema.createIndex('jobs_canceled').on('jobs').columns(['environment_id', 'notification_id']).where(sql.ref('status'), '=', sql.lit('canceled')).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

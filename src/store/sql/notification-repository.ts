@@ -1,5 +1,6 @@
 import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
+import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-status.js';
 import type { NotificationEvent, Page } from '../../domain/types.js';
 import type { NotificationListFilter, NotificationOwner, NotificationRepository, StoredJob } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
@@ -221,6 +222,7 @@ function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, enviro
   if (filter.contextKeys !== undefined) conditions.push(eb('notifications.context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
   if (filter.after !== undefined) conditions.push(eb('notifications.created_at', '>', filter.after));
   if (filter.before !== undefined) conditions.push(eb('notifications.created_at', '<', filter.before));
+  if (filter.status !== undefined) conditions.push(statusCondition(eb, environmentId, filter.status));
   if (filter.subscriptionId !== undefined) {
     conditions.push(
       eb(
@@ -255,6 +257,36 @@ function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, enviro
     );
   }
   return eb.and(conditions);
+}
+
+/**
+ * The event's status (domain/event-status.ts) as a condition on its jobs. `failed` and `canceled` are driven from
+ * the partial indexes only such jobs enter (migration 0016), so they cost the same whether such events are rare or
+ * not; `pending` and `completed` read each candidate event's own jobs (jobs_notification_step, a few rows) while
+ * the list walks the events newest first. Statuses are literals: a partial index is used only for the value it
+ * was built with, which SQLite checks at planning time.
+ */
+function statusCondition(eb: ExpressionBuilder<Database, 'notifications'>, environmentId: string, status: EventStatus): Expression<SqlBool> {
+  const jobsWith = (condition: (jobs: ExpressionBuilder<Database, 'jobs'>) => Expression<SqlBool>) =>
+    eb.exists(eb.selectFrom('jobs').select(sql.lit(1).as('one')).whereRef('jobs.notification_id', '=', 'notifications.id').where(condition));
+  const statusIn = (statuses: readonly string[]) => (jobs: ExpressionBuilder<Database, 'jobs'>) =>
+    jobs('jobs.status', 'in', statuses.map((value) => sql.lit(value)));
+  const indexed = (value: 'failed' | 'canceled') =>
+    eb(
+      'notifications.id',
+      'in',
+      eb.selectFrom('jobs').select('jobs.notification_id').where('jobs.environment_id', '=', environmentId).where('jobs.status', '=', sql.lit(value)),
+    );
+  switch (status) {
+    case 'failed':
+      return indexed('failed');
+    case 'canceled':
+      return eb.and([indexed('canceled'), eb.not(jobsWith((jobs) => jobs('jobs.status', '<>', sql.lit('canceled'))))]);
+    case 'pending':
+      return eb.and([jobsWith(statusIn(PENDING_JOB_STATUSES)), eb.not(jobsWith(statusIn(['failed'])))]);
+    case 'completed':
+      return eb.and([eb.not(jobsWith(statusIn(['failed', ...PENDING_JOB_STATUSES]))), jobsWith((jobs) => jobs('jobs.status', '<>', sql.lit('canceled')))]);
+  }
 }
 
 function idTime(id: string): string {
