@@ -24,6 +24,9 @@ describe('audit log coverage', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
+    // A request and a queue round trip, so that in scale-out mode the Redis connections are up before close.
+    expect((await server.request('GET', '/v1/notifications')).status).toBe(200);
+    await server.waitForIdle();
   });
   afterAll(async () => server?.close());
 
