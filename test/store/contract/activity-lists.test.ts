@@ -192,7 +192,12 @@ for (const implementation of implementations) {
     });
 
     describe('event list by status', () => {
-      it('selects failed, pending, completed and canceled events from their jobs, with other filters and paging', async () => {
+      // Both plans: from the status index (few such jobs, the default here) and walking the events newest first.
+      it.each([
+        ['from the status index', undefined],
+        ['walking the events', 0],
+      ] as const)('selects failed, pending, completed and canceled events from their jobs, with other filters and paging (%s)', async (_plan, fewIndexedStatusJobs) => {
+        const store = new SqlStore(database.db, { dialect: database.dialect, secretBox: new SecretBox(randomBytes(32)), fewIndexedStatusJobs });
         const scope = newScope();
         const other = newScope();
         const ada = await insertSubscriber(store, scope, { subscriberId: 'status-ada' });
