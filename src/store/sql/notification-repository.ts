@@ -142,7 +142,7 @@ export class SqlNotificationRepository implements NotificationRepository {
 
   /**
    * The page (plus one row, for hasMore) newest first, by offset. `fromStatusIndex`: the environment is checked on
-   * the rows found (environmentIs), so the planner starts from the status filter's partial index, not from an
+   * the rows found (written as plan-hints' environmentIs, qualified), so the planner starts from the status filter's partial index, not from an
    * index of the environment's events in time order (see fewIndexed).
    */
   private listPage(environmentId: string, filter: NotificationListFilter, fromStatusIndex: boolean): Promise<NotificationRow[]> {
