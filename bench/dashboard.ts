@@ -3,6 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
+import { sql, type Kysely } from 'kysely';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
         log(`seeding: ${done}/${total} events in ${Math.round(elapsedMs / 1000)} s`);
       },
     });
+    log(`job statuses: ${JSON.stringify(await markStatuses(db))}`);
     await createDashboardAdmin(deps, ADMIN);
     const probes = seedProbes(plan, options.events);
     const app = await buildApp(deps);
@@ -119,6 +121,10 @@ async function main(): Promise<void> {
       { name: 'activity filtered by subscriber', path: `/activity?subscriber=${encodeURIComponent(probes.subscriberId)}`, ready: 'table.events tbody tr' },
       { name: 'activity filtered by transactionId', path: `/activity?transactionId=${encodeURIComponent(probes.transactionId)}`, ready: 'table.events tbody tr' },
       { name: 'activity filtered by channel', path: `/activity?channel=${probes.channel}`, ready: 'table.events tbody tr' },
+      { name: 'activity filtered by status failed (0.1 %)', path: '/activity?status=failed', ready: 'table.events tbody tr' },
+      { name: 'activity filtered by status pending (10 events)', path: '/activity?status=pending', ready: 'table.events tbody tr' },
+      { name: 'activity filtered by status canceled (20 events)', path: '/activity?status=canceled', ready: 'table.events tbody tr' },
+      { name: 'activity filtered by status completed', path: '/activity?status=completed', ready: 'table.events tbody tr' },
       { name: 'event timeline', path: `/activity/${eventId}`, ready: '.timeline .job' },
       { name: 'workflows', path: '/workflows', ready: 'h1' },
       { name: 'integrations', path: '/integrations', ready: 'h1' },
@@ -176,6 +182,21 @@ async function main(): Promise<void> {
     await container.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The seeder's jobs are all completed: some are given other statuses for the Activity status filter, spread evenly
+ * over time (jobs are seeded one per event in time order, so rowid order is event order): every 1000th failed,
+ * every 100,000th delayed (so `pending` has fewer matches than a page and its list reads every event) and every
+ * 50,000th canceled.
+ */
+async function markStatuses(db: Kysely<any>): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const [status, every, at] of [['failed', 1000, 500], ['delayed', 100_000, 7], ['canceled', 50_000, 11]] as const) {
+    const result = await sql`update jobs set status = ${status} where rowid % ${every} = ${at}`.execute(db);
+    counts[status] = Number(result.numAffectedRows ?? 0);
+  }
+  return counts;
 }
 
 await main();

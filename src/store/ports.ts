@@ -1,4 +1,5 @@
 import type { InboxFilter } from '../domain/inbox.js';
+import type { EventStatus } from '../domain/event-status.js';
 import type {
   Environment,
   Integration,
@@ -213,6 +214,8 @@ export interface NotificationListFilter {
   /** ISO bounds on createdAt, exclusive. */
   after?: string;
   before?: string;
+  /** Herald extension: the event's status from its jobs (domain/event-status.ts). */
+  status?: EventStatus;
   page: number;
   limit: number;
 }

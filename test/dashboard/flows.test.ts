@@ -24,6 +24,8 @@ run('dashboard flows in the browser', () => {
   let adminPage: Page;
   const pageErrors: string[] = [];
   let workflowDbId = '';
+  /** The event of the activity flow, delivered: the status filter must leave it out. */
+  let completedTransactionId = '';
 
   /** The public API, as a server-side client uses it. */
   async function api(method: string, path: string, body?: unknown, url = herald.url) {
@@ -174,6 +176,7 @@ run('dashboard flows in the browser', () => {
     const page = adminPage;
     const trigger = await api('POST', '/v1/events/trigger', { name: 'welcome', to: 'ada', payload: { plan: 'team' } });
     const { transactionId } = trigger.body.data;
+    completedTransactionId = transactionId;
     await nav(page, 'Activity');
     // No reload: the list polls and the new event appears.
     const row = page.getByRole('row').filter({ hasText: transactionId });
@@ -209,6 +212,17 @@ run('dashboard flows in the browser', () => {
     await nav(page, 'Activity');
     const row = page.getByRole('row').filter({ hasText: transactionId });
     await visible(row.getByText('Email: failed'), 20_000);
+    // The status filter is the server's: with `failed` the list holds this event and not the delivered one, both of
+    // which the unfiltered first page shows (so seeing one without the other means the filtered answer is shown).
+    const completedRow = page.getByRole('row').filter({ hasText: completedTransactionId });
+    await visible(completedRow);
+    const filters = page.getByRole('form', { name: 'Filter events' });
+    await filters.getByLabel('Status', { exact: true }).selectOption('failed');
+    const filtered = page.waitForResponse((response) => /\/v1\/notifications\?.*status=failed/.test(response.url()) && response.status() === 200);
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await filtered;
+    await eventually('only the failed event listed', async () => (await row.count()) === 1 && (await completedRow.count()) === 0, 10_000);
+    expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
     await row.getByRole('link').click();
     const email = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /Welcome email/ }) });
     await hasText(email.locator('.job-head .badge'), 'failed');

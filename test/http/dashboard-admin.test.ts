@@ -235,9 +235,32 @@ describe('dashboard administration', () => {
       const user = await createDashboardUser(server, { email: unique('audited') + '@example.com', role: 'viewer' });
       await asDashboard(server, session, 'DELETE', `/v1/dashboard/users/${user._id}`);
 
-      const log = await asDashboard(server, admin, 'GET', '/v1/dashboard/audit-log?limit=50');
+      // Set-primary, a subscriber's channel credentials (set, merged, deleted), a workflow's updates.
+      const chat = await asDashboard(server, session, 'POST', '/v1/integrations', {
+        body: { providerId: 'slack', channel: 'chat', credentials: {}, active: true, check: false, identifier: unique('audit-chat') },
+      });
+      const chatId = chat.body.data._id;
+      expect((await asDashboard(server, session, 'POST', `/v1/integrations/${chatId}/set-primary`)).status).toBe(200);
+      const credentialed = unique('creds');
+      await server.request('POST', '/v2/subscribers', { body: { subscriberId: credentialed } });
+      const credentialsBody = { providerId: 'slack', credentials: { webhookUrl: 'https://hooks.slack.example/T1/B1/secret-hook' } };
+      expect((await asDashboard(server, session, 'PUT', `/v1/subscribers/${credentialed}/credentials`, { body: credentialsBody })).status).toBe(200);
+      expect((await server.request('PATCH', `/v1/subscribers/${credentialed}/credentials`, { body: credentialsBody })).status).toBe(200);
+      expect((await asDashboard(server, session, 'DELETE', `/v1/subscribers/${credentialed}/credentials/slack`)).status).toBe(204);
+      const editedWorkflow = unique('wf-edit');
+      const createdWorkflow = await asDashboard(server, session, 'POST', '/v2/workflows', {
+        body: { workflowId: editedWorkflow, name: 'Edited', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'x' } }] },
+      });
+      expect(createdWorkflow.status).toBe(201);
+      expect((await asDashboard(server, session, 'PATCH', `/v2/workflows/${editedWorkflow}`, { body: { active: true } })).status).toBe(200);
+      const replaced = await asDashboard(server, session, 'PUT', `/v2/workflows/${editedWorkflow}`, {
+        body: { name: 'Edited again', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'y' } }] },
+      });
+      expect(replaced.status, replaced.text).toBe(200);
+
+      const log = await asDashboard(server, admin, 'GET', '/v1/dashboard/audit-log?limit=100');
       expect(log.status).toBe(200);
-      expect(log.body).toMatchObject({ page: 0, pageSize: 50, hasMore: expect.any(Boolean) });
+      expect(log.body).toMatchObject({ page: 0, pageSize: 100, hasMore: expect.any(Boolean) });
       const entries = log.body.data as any[];
       const find = (action: string, predicate: (entry: any) => boolean = () => true) => entries.find((entry) => entry.action === action && predicate(entry));
       const userActor = { kind: 'user', id: session.user._id, label: 'root@example.com' };
@@ -253,12 +276,18 @@ describe('dashboard administration', () => {
       expect(find('subscriber.deleted', (e) => e.target?.id === legacySubscriber)).toMatchObject({ actor: { kind: 'apiKey' } });
       expect(find('workflow.deleted', (e) => e.target?.id === workflowId)).toMatchObject({ actor: userActor });
       expect(find('topic.deleted', (e) => e.target?.id === topicKey)).toMatchObject({ actor: userActor });
+      expect(find('integration.primary_set', (e) => e.target?.id === chatId)).toMatchObject({ actor: userActor, outcome: 'success', _environmentId: server.devEnvironmentId });
+      expect(find('subscriber.credentials_set', (e) => e.target?.id === credentialed)).toMatchObject({ actor: userActor, target: { type: 'subscriber' } });
+      expect(find('subscriber.credentials_updated', (e) => e.target?.id === credentialed)).toMatchObject({ actor: { kind: 'apiKey' } });
+      expect(find('subscriber.credentials_deleted', (e) => e.target?.id === `${credentialed}/slack`)).toMatchObject({ actor: userActor, target: { type: 'subscriber_credentials' } });
+      expect(find('workflow.created', (e) => e.target?.id === createdWorkflow.body.data._id)).toMatchObject({ actor: userActor, target: { type: 'workflow' } });
+      expect(entries.filter((e) => e.action === 'workflow.updated' && e.target?.id === editedWorkflow)).toHaveLength(2);
       expect(find('auth.login', (e) => e.outcome === 'success' && e.actor.id === session.user._id)).toBeDefined();
       for (const entry of entries) expect(Date.parse(entry.createdAt)).not.toBeNaN();
       // Newest first.
       const times = entries.map((entry) => entry.createdAt);
       expect([...times].sort().reverse()).toEqual(times);
-      expect(JSON.stringify(entries)).not.toMatch(/wrong password|SG\.y/);
+      expect(JSON.stringify(entries)).not.toMatch(/wrong password|SG\.y|secret-hook/);
 
       expect((await asDashboard(server, viewer, 'GET', '/v1/dashboard/audit-log')).status).toBe(403);
       const outsiderLog = await asDashboard(server, outsider, 'GET', '/v1/dashboard/audit-log?limit=100');

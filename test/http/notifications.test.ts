@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { Subscriber } from '../../src/domain/types.js';
-import { insertNotificationEvent, insertSubscriber, scopeOf, type Scope } from '../helpers/factories.js';
+import { buildNotificationEvent, insertNotificationEvent, insertNotificationEvents, insertSubscriber, scopeOf, type Scope } from '../helpers/factories.js';
 import { expectErrorBody, expectIsoTimestamp, expectRecordId } from '../helpers/shape.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -198,6 +198,58 @@ describe('GET /v1/notifications', () => {
 
       const prod = await fresh.request('GET', '/v1/notifications', { key: fresh.prodKey });
       expect(prod.body.data).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('filters by status (a Herald extension), combined with the other filters and paging', async () => {
+    const fresh = await startTestServer();
+    try {
+      const store = fresh.deps.store;
+      const scope = await scopeOf(store, fresh.devEnvironmentId);
+      const u1 = await insertSubscriber(store, scope, { subscriberId: 'status-1' });
+      const u2 = await insertSubscriber(store, scope, { subscriberId: 'status-2' });
+      const now = Date.now();
+      const event = (subscriber: Subscriber, minutesAgo: number, statuses: string[]) => {
+        const built = buildNotificationEvent(subscriber, { createdAt: new Date(now - minutesAgo * 60_000).toISOString(), channels: statuses.map(() => 'email' as const) });
+        built.jobs.forEach((job, i) => (job.status = statuses[i] as typeof job.status));
+        return built;
+      };
+      const failed1 = event(u1, 60, ['completed', 'failed']);
+      const done1 = event(u1, 50, ['completed']);
+      const pending1 = event(u2, 40, ['completed', 'delayed']);
+      const canceled1 = event(u2, 30, ['canceled']);
+      const failed2 = event(u2, 20, ['failed', 'queued']);
+      const done2 = event(u2, 10, ['completed', 'canceled']);
+      await insertNotificationEvents(store, [failed1, done1, pending1, canceled1, failed2, done2]);
+      const ids = async (query: string) => {
+        const response = await fresh.request('GET', `/v1/notifications?${query}`);
+        expect(response.status, query).toBe(200);
+        return response.body.data.map((e: any) => e._id);
+      };
+      expect(await ids('status=failed')).toEqual([failed2.event._id, failed1.event._id]);
+      expect(await ids('status=pending')).toEqual([pending1.event._id]);
+      expect(await ids('status=completed')).toEqual([done2.event._id, done1.event._id]);
+      expect(await ids('status=canceled')).toEqual([canceled1.event._id]);
+      expect(await ids('status=failed&subscriberIds=status-1')).toEqual([failed1.event._id]);
+      expect(await ids(`status=completed&after=${encodeURIComponent(new Date(now - 45 * 60_000).toISOString())}`)).toEqual([done2.event._id]);
+      const first = await fresh.request('GET', '/v1/notifications?status=failed&limit=1');
+      expect(first.body).toMatchObject({ page: 0, pageSize: 1, hasMore: true });
+      expect(first.body.data.map((e: any) => e._id)).toEqual([failed2.event._id]);
+      const second = await fresh.request('GET', '/v1/notifications?status=failed&limit=1&page=1');
+      expect(second.body).toMatchObject({ page: 1, hasMore: false });
+      expect(second.body.data.map((e: any) => e._id)).toEqual([failed1.event._id]);
+      expect(await ids('status=failed&limit=50')).toHaveLength(2);
+      const prod = await fresh.request('GET', '/v1/notifications?status=failed', { key: fresh.prodKey });
+      expect(prod.body.data).toEqual([]);
+
+      for (const query of ['status=broken', 'status=FAILED', 'status=', 'status=failed&status=pending']) {
+        const response = await fresh.request('GET', `/v1/notifications?${query}`);
+        expect(response.status, query).toBe(400);
+        expectErrorBody(response.body, 400);
+        expect(response.body.message.join(), query).toMatch(/status must be one of the following values: failed, pending, completed, canceled/);
+      }
     } finally {
       await fresh.close();
     }

@@ -5,7 +5,7 @@ export interface JobLike {
 
 const PENDING = new Set(['pending', 'queued', 'running', 'delayed']);
 
-/** One word for an event from its steps: failed wins, then anything still to run, then done. */
+/** One word for an event from its steps: failed wins, then anything still to run, then done (the rule of the server's `status` filter, src/domain/event-status.ts). */
 export function eventStatus(jobs: JobLike[] | undefined): 'failed' | 'pending' | 'completed' | 'canceled' | 'none' {
   if (!jobs || jobs.length === 0) return 'none';
   if (jobs.some((job) => job.status === 'failed')) return 'failed';

@@ -194,7 +194,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = a
       schema: {
         tags,
         summary: "The organization's audit log, newest first (admins)",
-        description: 'Sign-ins (refused ones too), integration changes, key changes, deletions and user changes: who, what, when.',
+        description: 'Sign-ins (refused ones too), integration and subscriber credential changes, key changes, workflow changes, deletions and user changes: who, what, when.',
         headers,
         querystring: AuditQuery,
         response: { 200: PageEnvelope(AuditEntrySchema), ...commonErrorResponses },

@@ -15,6 +15,9 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = as
       schema: {
         tags,
         summary: 'List notification events, newest first',
+        description:
+          'The filters combine with AND (each list filter is any-of). Herald extension: `status` (failed, pending, completed, ' +
+          'canceled) selects events by the status of their jobs; Novu does not define it and Novu clients never send it.',
         querystring: ListNotificationsQuery,
         headers: IdempotencyHeaders,
         response: { 200: PageEnvelope(NotificationEventSchema), ...commonErrorResponses },

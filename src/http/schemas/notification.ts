@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EVENT_STATUSES } from '../../domain/event-status.js';
 import { EXECUTION_DETAIL_SOURCES, EXECUTION_DETAIL_STATUSES, SEVERITIES, STEP_TYPES, TIME_UNITS } from '../../domain/types.js';
 import { FreeObject, IsoDateTime } from './common.js';
 import { StringEnum } from './message.js';
@@ -144,6 +145,13 @@ export const ListNotificationsQuery = Type.Object({
   contextKeys: manyOrOne('exact set of context keys, order-insensitive; entries type:id'),
   after: Type.Optional(Type.String({ description: 'ISO 8601; events created after it (exclusive)' })),
   before: Type.Optional(Type.String({ description: 'ISO 8601; events created before it (exclusive); default now' })),
+  status: Type.Optional(
+    StringEnum(EVENT_STATUSES, {
+      description:
+        'Herald extension (not in Novu): the event status from its jobs. failed: any job failed; pending: none failed and any ' +
+        'pending, queued, running or delayed; canceled: every job canceled; completed: any other event with jobs.',
+    }),
+  ),
 });
 export type ListNotificationsQuery = Static<typeof ListNotificationsQuery>;
 

@@ -1,5 +1,6 @@
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
+import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-status.js';
 import type { NotificationEvent, Page } from '../../domain/types.js';
 import type { NotificationListFilter, NotificationOwner, NotificationRepository, StoredJob } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
@@ -12,6 +13,9 @@ import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
+
+/** Up to this many jobs in a status filter's partial index, the event list starts from them (fewIndexed). */
+const FEW_INDEXED = 5000;
 
 /** Rows per multi-row INSERT, well under the databases' bound-parameter limits. */
 const INSERT_BATCH = 200;
@@ -87,7 +91,9 @@ export class SqlNotificationRepository implements NotificationRepository {
 
   async list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>> {
     const rows =
-      filter.topicKey === undefined ? await this.listPage(environmentId, filter) : await this.listTopicPage(environmentId, filter.topicKey, filter);
+      filter.topicKey === undefined
+        ? await this.listPage(environmentId, filter, await this.fewIndexed(environmentId, filter.status))
+        : await this.listTopicPage(environmentId, filter.topicKey, filter);
     const pageRows = rows.slice(0, filter.limit);
     const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id));
     return {
@@ -117,12 +123,33 @@ export class SqlNotificationRepository implements NotificationRepository {
     await this.insertTopics(event, existing.created_at);
   }
 
-  /** The page (plus one row, for hasMore) newest first, by offset. */
-  private listPage(environmentId: string, filter: NotificationListFilter): Promise<NotificationRow[]> {
+  /**
+   * Whether the events a status filter selects are few enough (at most FEW_INDEXED jobs in its partial index) for the
+   * list to start from them: read by primary key and sorted, their cost is their number. Otherwise the list walks
+   * the environment's events newest first and checks each, which costs the rows walked until the page is full:
+   * little when they are many, every event of the environment when there are fewer than a page (a few delayed
+   * steps among a million events took SQLite 2 s that way).
+   */
+  private async fewIndexed(environmentId: string, status: EventStatus | undefined): Promise<boolean> {
+    if (status === undefined || status === 'completed') return false;
+    const few = this.options.fewIndexedStatusJobs ?? FEW_INDEXED;
+    const { found } = await this.db
+      .selectFrom(indexedEvents(this.db, environmentId, status).limit(few + 1).as('indexed'))
+      .select((eb) => eb.fn.countAll<number>().as('found'))
+      .executeTakeFirstOrThrow();
+    return Number(found) <= few;
+  }
+
+  /**
+   * The page (plus one row, for hasMore) newest first, by offset. `fromStatusIndex`: the environment is checked on
+   * the rows found (written as plan-hints' environmentIs, qualified), so the planner starts from the status filter's partial index, not from an
+   * index of the environment's events in time order (see fewIndexed).
+   */
+  private listPage(environmentId: string, filter: NotificationListFilter, fromStatusIndex: boolean): Promise<NotificationRow[]> {
     return this.db
       .selectFrom('notifications')
       .selectAll()
-      .where((eb) => listConditions(eb, environmentId, filter))
+      .where((eb) => listConditions(eb, environmentId, filter, fromStatusIndex))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(filter.limit + 1)
@@ -208,8 +235,10 @@ export class SqlNotificationRepository implements NotificationRepository {
  * All but topicKey, which drives its own query (listTopicPage); references are qualified with `notifications.`
  * so that query can use these on its join.
  */
-function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, environmentId: string, filter: NotificationListFilter) {
-  const conditions: Expression<SqlBool>[] = [eb('notifications.environment_id', '=', environmentId)];
+function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, environmentId: string, filter: NotificationListFilter, environmentOnRows = false) {
+  const conditions: Expression<SqlBool>[] = [
+    environmentOnRows ? sql<SqlBool>`${sql.ref('notifications.environment_id')} || '' = ${environmentId}` : eb('notifications.environment_id', '=', environmentId),
+  ];
   if (filter.channels?.length) {
     conditions.push(sql<boolean>`(${sql.ref('notifications.channels_mask')} & ${channelsToMask(filter.channels)}) <> 0`);
   }
@@ -221,6 +250,7 @@ function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, enviro
   if (filter.contextKeys !== undefined) conditions.push(eb('notifications.context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
   if (filter.after !== undefined) conditions.push(eb('notifications.created_at', '>', filter.after));
   if (filter.before !== undefined) conditions.push(eb('notifications.created_at', '<', filter.before));
+  if (filter.status !== undefined) conditions.push(statusCondition(eb, environmentId, filter.status));
   if (filter.subscriptionId !== undefined) {
     conditions.push(
       eb(
@@ -255,6 +285,46 @@ function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, enviro
     );
   }
   return eb.and(conditions);
+}
+
+/** An event status whose events a partial index of migration 0016 lists (by a failed, canceled or unfinished job). */
+type IndexedStatus = Exclude<EventStatus, 'completed'>;
+
+/**
+ * The term of each partial index of migration 0016, written as there: SQLite uses a partial index only for a query
+ * that states its condition, compared as written, with literals (test/store/sqlite/query-plans checks it).
+ */
+function indexedJobStatus(status: IndexedStatus): RawBuilder<SqlBool> {
+  if (status === 'pending') return sql<SqlBool>`${sql.ref('jobs.status')} in (${sql.join(PENDING_JOB_STATUSES.map((value) => sql.lit(value)))})`;
+  return sql<SqlBool>`${sql.ref('jobs.status')} = ${sql.lit(status)}`;
+}
+
+/**
+ * The event's status (domain/event-status.ts) as a condition on its jobs: among the events the index lists (any
+ * event with a failed job is failed; an unfinished job makes it pending unless one failed; a canceled one makes it
+ * canceled if all are), checked on the event's own jobs (jobs_notification_step, a few rows). `completed` has no
+ * index (most events are completed): no failed or unfinished job, one not canceled.
+ */
+function statusCondition(eb: ExpressionBuilder<Database, 'notifications'>, environmentId: string, status: EventStatus): Expression<SqlBool> {
+  const jobsWith = (condition: (jobs: ExpressionBuilder<Database, 'jobs'>) => Expression<SqlBool>) =>
+    eb.exists(eb.selectFrom('jobs').select(sql.lit(1).as('one')).whereRef('jobs.notification_id', '=', 'notifications.id').where(condition));
+  const statusIn = (statuses: readonly string[]) => (jobs: ExpressionBuilder<Database, 'jobs'>) =>
+    jobs('jobs.status', 'in', statuses.map((value) => sql.lit(value)));
+  const notCanceled = (jobs: ExpressionBuilder<Database, 'jobs'>) => jobs('jobs.status', '<>', sql.lit('canceled'));
+  if (status === 'completed') return eb.and([eb.not(jobsWith(statusIn(['failed', ...PENDING_JOB_STATUSES]))), jobsWith(notCanceled)]);
+  const listed = eb(
+    'notifications.id',
+    'in',
+    eb.selectFrom('jobs').select('jobs.notification_id').where('jobs.environment_id', '=', environmentId).where(indexedJobStatus(status)),
+  );
+  if (status === 'failed') return listed;
+  if (status === 'pending') return eb.and([listed, eb.not(jobsWith(statusIn(['failed'])))]);
+  return eb.and([listed, eb.not(jobsWith(notCanceled))]);
+}
+
+/** The ids of the environment's events that have a job of this status, from its partial index (as in statusCondition). */
+function indexedEvents(db: Kysely<Database>, environmentId: string, status: IndexedStatus) {
+  return db.selectFrom('jobs').select('jobs.notification_id').where('jobs.environment_id', '=', environmentId).where(indexedJobStatus(status));
 }
 
 function idTime(id: string): string {

@@ -19,6 +19,11 @@ export type SqlDialectName = 'sqlite' | 'postgres';
 export interface SqlStoreOptions {
   dialect: SqlDialectName;
   secretBox: SecretBox;
+  /**
+   * Up to this many jobs in a status filter's partial index, the event list starts from them (default 5000; see
+   * SqlNotificationRepository.fewIndexed). Tests set 0 to run the other plan on small data.
+   */
+  fewIndexedStatusJobs?: number;
 }
 
 /**

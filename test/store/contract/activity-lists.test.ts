@@ -6,7 +6,9 @@ import type { Message, NotificationEvent, Subscriber } from '../../../src/domain
 import type { MessageListFilter, NotificationListFilter } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
-import { buildMessage, buildNotificationEvent, insertSubscriber, type Scope } from '../../helpers/factories.js';
+import { EVENT_STATUSES, eventStatusOf } from '../../../src/domain/event-status.js';
+import type { JobStatus, StepType } from '../../../src/domain/types.js';
+import { buildMessage, buildNotificationEvent, insertNotificationEvents, insertSubscriber, type BuiltEvent, type Scope } from '../../helpers/factories.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
 
 /**
@@ -17,6 +19,25 @@ import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDataba
 const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
   { name: 'SQLite', available: true, open: openTestSqlite },
   { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: openTestPostgres },
+];
+
+/** The job statuses of an event's steps, one event each: every branch of eventStatusOf. */
+const STATUS_MIXES: JobStatus[][] = [
+  ['failed'],
+  ['completed', 'failed'],
+  ['failed', 'queued'],
+  ['canceled', 'failed'],
+  ['pending'],
+  ['completed', 'queued'],
+  ['running'],
+  ['delayed', 'canceled'],
+  ['completed', 'pending', 'skipped'],
+  ['completed'],
+  ['completed', 'skipped'],
+  ['merged'],
+  ['canceled', 'completed'],
+  ['canceled'],
+  ['canceled', 'canceled'],
 ];
 
 for (const implementation of implementations) {
@@ -170,6 +191,80 @@ for (const implementation of implementations) {
       });
     });
 
+    describe('event list by status', () => {
+      // Both plans: from the status index (few such jobs, the default here) and walking the events newest first.
+      it.each([
+        ['from the status index', undefined],
+        ['walking the events', 0],
+      ] as const)('selects failed, pending, completed and canceled events from their jobs, with other filters and paging (%s)', async (_plan, fewIndexedStatusJobs) => {
+        const store = new SqlStore(database.db, { dialect: database.dialect, secretBox: new SecretBox(randomBytes(32)), fewIndexedStatusJobs });
+        const scope = newScope();
+        const other = newScope();
+        const ada = await insertSubscriber(store, scope, { subscriberId: 'status-ada' });
+        const bob = await insertSubscriber(store, scope, { subscriberId: 'status-bob' });
+        const stranger = await insertSubscriber(store, other, { subscriberId: 'status-ada' });
+        const built: BuiltEvent[] = [];
+        for (let round = 0; round < 3; round++) {
+          for (const [i, statuses] of STATUS_MIXES.entries()) {
+            const subscriber = (round + i) % 2 === 0 ? ada : bob;
+            const channels = statuses.map((_, step): StepType => (step % 2 === 0 ? 'in_app' : 'email'));
+            // Times repeat within a round (ties break on id): the order is (createdAt, id), newest first.
+            const result = buildNotificationEvent(subscriber, { createdAt: new Date(Date.UTC(2026, 0, 1, 0, round, i % 4)).toISOString(), channels });
+            result.jobs.forEach((job, step) => (job.status = statuses[step]));
+            built.push(result);
+          }
+        }
+        // An event with no jobs has no status, and another environment's failed event is never listed.
+        built.push(buildNotificationEvent(ada, { channels: [], createdAt: '2026-01-01T00:00:30.000Z' }));
+        const foreign = buildNotificationEvent(stranger, { channels: ['in_app'], createdAt: '2026-01-01T00:00:30.000Z' });
+        foreign.jobs[0].status = 'failed';
+        await insertNotificationEvents(store, built);
+        await insertNotificationEvents(store, [foreign]);
+
+        const newestFirst = (x: BuiltEvent, y: BuiltEvent) =>
+          x.event.createdAt === y.event.createdAt ? (x.event._id < y.event._id ? 1 : -1) : x.event.createdAt! < y.event.createdAt! ? 1 : -1;
+        const expectList = async (filter: Partial<NotificationListFilter>, matches: (b: BuiltEvent) => boolean) => {
+          const expected = built.filter(matches).sort(newestFirst).map((b) => b.event._id);
+          for (const limit of [2, 5, 50]) {
+            for (let page = 0; page * limit <= expected.length; page++) {
+              const result = await store.notifications.list(scope.environmentId, { ...filter, page, limit });
+              const context = { filter, limit, page };
+              expect({ ...context, ids: result.data.map((e) => e._id), hasMore: result.hasMore }).toEqual({
+                ...context,
+                ids: expected.slice(page * limit, (page + 1) * limit),
+                hasMore: expected.length > (page + 1) * limit,
+              });
+            }
+          }
+          return expected;
+        };
+        const counts: Record<string, number> = {};
+        for (const status of EVENT_STATUSES) {
+          counts[status] = (await expectList({ status }, (b) => eventStatusOf(b.jobs) === status)).length;
+          await expectList({ status, subscriberIds: ['status-bob'] }, (b) => eventStatusOf(b.jobs) === status && b.event._subscriberId === bob._id);
+          await expectList({ status, channels: ['email'] }, (b) => eventStatusOf(b.jobs) === status && b.event.channels!.includes('email'));
+          await expectList(
+            { status, after: '2026-01-01T00:00:59.000Z', before: '2026-01-01T00:02:00.000Z' },
+            (b) => eventStatusOf(b.jobs) === status && b.event.createdAt! > '2026-01-01T00:00:59.000Z' && b.event.createdAt! < '2026-01-01T00:02:00.000Z',
+          );
+        }
+        // Counted by hand from STATUS_MIXES, three rounds each.
+        expect(counts).toEqual({ failed: 3 * 4, pending: 3 * 5, completed: 3 * 4, canceled: 3 * 2 });
+
+        // A failed job retried leaves the failed list (and the index) at once; a canceled one rerun leaves canceled.
+        const failedOne = built.find((b) => b.jobs.length === 1 && b.jobs[0].status === 'failed')!;
+        await store.jobs.save({ ...failedOne.jobs[0], status: 'queued' });
+        failedOne.jobs[0].status = 'queued';
+        await expectList({ status: 'failed' }, (b) => eventStatusOf(b.jobs) === 'failed');
+        await expectList({ status: 'pending' }, (b) => eventStatusOf(b.jobs) === 'pending');
+        const canceledOne = built.find((b) => eventStatusOf(b.jobs) === 'canceled')!;
+        await store.jobs.save({ ...canceledOne.jobs[0], status: 'completed' });
+        canceledOne.jobs[0].status = 'completed';
+        await expectList({ status: 'canceled' }, (b) => eventStatusOf(b.jobs) === 'canceled');
+        await expectList({ status: 'completed' }, (b) => eventStatusOf(b.jobs) === 'completed');
+      });
+    });
+
     describe('event list by topicKey', () => {
       it('pages newest first by (createdAt, id), alone and combined with every other filter', async () => {
         const scope = newScope();
@@ -235,6 +330,31 @@ for (const implementation of implementations) {
         const [first] = (await store.notifications.list(scope.environmentId, { topicKey: 'news', page: 0, limit: 1 })).data;
         expect(first).toMatchObject({ ...newestStored, jobs: [] });
         expect((await store.notifications.list(scope.environmentId, { topicKey: 'none', page: 0, limit: 5 })).data).toEqual([]);
+      });
+
+      it('filters by status (the failed and canceled indexes included), combined with topicKey', async () => {
+        const scope = newScope();
+        const topicId = newId();
+        const at = new Date().toISOString();
+        await store.topics.create({ _id: topicId, _environmentId: scope.environmentId, _organizationId: scope.organizationId, key: 'status-topic', createdAt: at, updatedAt: at });
+        const subscriber = await insertSubscriber(store, scope, { subscriberId: 'status-topic-sub' });
+        const built: BuiltEvent[] = STATUS_MIXES.map((statuses, i) => {
+          const channels = statuses.map((_, step): StepType => (step % 2 === 0 ? 'in_app' : 'email'));
+          const result = buildNotificationEvent(subscriber, {
+            createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString(),
+            channels,
+            topics: i % 2 === 0 ? [{ _topicId: topicId, topicKey: 'status-topic' }] : [],
+          });
+          result.jobs.forEach((job, step) => (job.status = statuses[step]));
+          return result;
+        });
+        await insertNotificationEvents(store, built);
+        for (const status of EVENT_STATUSES) {
+          const expected = built.filter((b) => b.event.topics!.length > 0 && eventStatusOf(b.jobs) === status).reverse().map((b) => b.event._id);
+          expect(expected.length).toBeGreaterThan(0);
+          const ids = (await store.notifications.list(scope.environmentId, { status, topicKey: 'status-topic', page: 0, limit: 50 })).data.map((e) => e._id);
+          expect({ status, ids }).toEqual({ status, ids: expected });
+        }
       });
 
       it('keeps the event time on its topic links when the event is saved', async () => {

@@ -70,6 +70,34 @@ describe('SQLite query plans of point lookups', () => {
     expect(plan).not.toMatch(/^SCAN/m);
   });
 
+  function planOfQuery(query: CompiledQuery): string {
+    return (plans.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
+  }
+
+  // The event list's status filter states each partial index's condition as written in migration 0016 (or SQLite
+  // would not use it, and the list would read every event of the environment), and with few such jobs starts from
+  // them: events by primary key, not the environment's events in time order.
+  it.each([
+    ['failed', 'jobs_failed'],
+    ['pending', 'jobs_unfinished'],
+    ['canceled', 'jobs_canceled'],
+  ] as const)('the event list filtered by %s reads %s', async (status, index) => {
+    sent.length = 0;
+    await store.notifications.list('env', { status, page: 0, limit: 10 });
+    const [count, page] = sent;
+    expect(planOfQuery(count)).toContain(index);
+    const pagePlan = planOfQuery(page);
+    expect(pagePlan).toContain(index);
+    expect(pagePlan).toContain('sqlite_autoindex_notifications_1');
+    expect(pagePlan).not.toContain('notifications_env_created');
+  });
+
+  it('the digest index (digest jobs only) serves the jobs of a digest group', async () => {
+    const plan = (await planOf(() => store.triggers.listJobsInGroup('env', 'group-1', ['delayed', 'completed']))).join('\n');
+    expect(plan).toContain('jobs_digest_group');
+    expect(plan).not.toMatch(/^SCAN/m);
+  });
+
   // Without statistics SQLite preferred an index starting with environment_id for these and read every row of the
   // environment (marking ten messages read scanned all of them); they must search the primary key.
   it.each([
