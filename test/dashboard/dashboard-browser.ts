@@ -1,11 +1,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 
 /** Shared steps of the dashboard's browser tests: sign-in, axe-core checks, screenshots. */
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-export const SCREENSHOT_DIR = join(root, 'docs/screenshots');
+/** docs/screenshots is rewritten on request only (HERALD_UPDATE_SCREENSHOTS=1), so a test run leaves the tree clean. */
+export const SCREENSHOT_DIR = process.env.HERALD_UPDATE_SCREENSHOTS === '1' ? join(root, 'docs/screenshots') : join(tmpdir(), 'herald-dashboard-screenshots');
 const AXE_SOURCE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 export const DESKTOP = { width: 1280, height: 800 };
