@@ -3,6 +3,8 @@ import { ApiError, get, patch, post, put, seg } from '../api';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { CHANNELS, CHANNEL_LABEL, SEVERITIES, STEP_TYPES } from '../status';
+import { StepFilterEditor } from '../step-filter-editor';
+import { readFilters, toStepFilters, type FilterGroup } from '../step-filter-form';
 import { Checkbox, ErrorNote, Field, Loading, Notice, PageHeader, Select, useAction, useLoad } from '../ui';
 
 interface StepDraft {
@@ -14,6 +16,10 @@ interface StepDraft {
   controls: Record<string, string>;
   /** Control values the form has no field for, as JSON. */
   extra: string;
+  /** The filters in the form; undefined when the form cannot express them (then `filters` holds their JSON). */
+  filterGroups?: FilterGroup[];
+  /** Why the form cannot show the stored filters. */
+  filtersNote?: string;
   filters: string;
 }
 
@@ -81,6 +87,7 @@ function stepFromApi(step: any): StepDraft {
     if (values[field.name] !== undefined) controls[field.name] = String(values[field.name]);
     delete values[field.name];
   }
+  const reading = readFilters(step.filters);
   return {
     _id: step._id,
     stepId: step.stepId,
@@ -89,7 +96,9 @@ function stepFromApi(step: any): StepDraft {
     active: step.active !== false,
     controls,
     extra: Object.keys(values).length ? JSON.stringify(values, null, 2) : '',
-    filters: step.filters?.length ? JSON.stringify(step.filters, null, 2) : '',
+    filterGroups: reading.ok ? reading.groups : undefined,
+    filtersNote: reading.ok ? undefined : reading.reason,
+    filters: !reading.ok && step.filters?.length ? JSON.stringify(step.filters, null, 2) : '',
   };
 }
 
@@ -167,7 +176,7 @@ function bodyOf(draft: WorkflowDraft) {
       type: step.type,
       active: step.active,
       controlValues: controlValuesOf(step),
-      filters: parseJson(step.filters, `Filters of step "${step.name}"`) ?? [],
+      filters: step.filterGroups ? toStepFilters(step.filterGroups) : (parseJson(step.filters, `Filters of step "${step.name}"`) ?? []),
     })),
   };
 }
@@ -299,21 +308,28 @@ export function WorkflowEditPage({ id }: { id?: string }) {
                     ),
                   )}
                 </div>
+                {step.filterGroups ? (
+                  <StepFilterEditor stepName={step.name || `step ${index + 1}`} groups={step.filterGroups} onChange={(groups) => setStep(index, { filterGroups: groups })} readOnly={readOnly} />
+                ) : (
+                  <div className="filter-json">
+                    <p className="notice">The filter form cannot show these filters ({step.filtersNote}): edit them as JSON.</p>
+                    <Field
+                      label="Filters (JSON array)"
+                      multiline
+                      value={step.filters}
+                      onChange={(value) => setStep(index, { filters: value })}
+                      hint='[{"isNegated":false,"type":"GROUP","value":"AND","children":[{"field":"plan","value":"pro","operator":"EQUAL","on":"payload"}]}]'
+                    />
+                  </div>
+                )}
                 <details>
-                  <summary>Filters and other control values</summary>
+                  <summary>Other control values</summary>
                   <Field
                     label="Other control values (JSON object)"
                     multiline
                     value={step.extra}
                     onChange={(value) => setStep(index, { extra: value })}
                     hint='For example {"editorType":"html"}, an http_request body, or a custom step’s values.'
-                  />
-                  <Field
-                    label="Filters (JSON array)"
-                    multiline
-                    value={step.filters}
-                    onChange={(value) => setStep(index, { filters: value })}
-                    hint='[{"isNegated":false,"type":"GROUP","value":"AND","children":[{"field":"plan","value":"pro","operator":"EQUAL","on":"payload"}]}]'
                   />
                 </details>
                 <div className="inline">
@@ -333,7 +349,7 @@ export function WorkflowEditPage({ id }: { id?: string }) {
             </li>
           ))}
         </ol>
-        {!readOnly && <AddStep onAdd={(type) => set('steps', [...draft.steps, { name: `${CHANNEL_LABEL[type]} step`, type, active: true, controls: {}, extra: '', filters: '' }])} />}
+        {!readOnly && <AddStep onAdd={(type) => set('steps', [...draft.steps, { name: `${CHANNEL_LABEL[type]} step`, type, active: true, controls: {}, extra: '', filterGroups: [], filters: '' }])} />}
         <ErrorNote error={save.error} />
         {saved && <p role="status" className="ok-text">{saved}</p>}
         {!readOnly && (
