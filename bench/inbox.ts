@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import inspector from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
@@ -61,6 +62,7 @@ interface Options {
   samples: number;
   sockets: number;
   output?: string;
+  profile?: string;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -89,6 +91,7 @@ function parseOptions(argv: string[]): Options {
     .option('--samples <n>', 'triggers timed in the latency part', positiveInt, 300)
     .option('--sockets <n>', 'idle sockets opened in the sockets part', positiveInt, 10_000)
     .option('--output <file>', 'JSON results file (default bench/results/inbox-<mode>.json)')
+    .option('--profile <dir>', "write a CPU profile (.cpuprofile) of the server during each measured run of Herald's routes")
     .parse(argv);
   return program.opts<Options>();
 }
@@ -128,6 +131,22 @@ async function withPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** Starts the V8 CPU profiler in this process (the server's); the returned function stops it and answers the profile. */
+async function startProfile(): Promise<() => Promise<object>> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return async () => {
+    const { profile } = await post('Profiler.stop');
+    session.disconnect();
+    return profile;
+  };
 }
 
 // ---- http: list and count against the same bytes from a bare route -------------------------------------------
@@ -264,9 +283,14 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
       bareBodies.set(endpoint.key, { body, contentType: response.headers.get('content-type') ?? 'application/json' });
     }
 
-    const measure = async (target: string, withHeaders: Record<string, string>) => {
+    const measure = async (target: string, withHeaders: Record<string, string>, profileName?: string) => {
       if (options.warmup > 0) await loadFromChild({ url: target, headers: withHeaders, connections: options.connections, durationSeconds: options.warmup });
+      const stopProfile = options.profile && profileName ? await startProfile() : undefined;
       const { result, cpuMs } = await loadFromChild({ url: target, headers: withHeaders, connections: options.connections, durationSeconds: options.duration });
+      if (stopProfile) {
+        mkdirSync(options.profile!, { recursive: true });
+        writeFileSync(join(options.profile!, `${profileName}.cpuprofile`), JSON.stringify(await stopProfile()));
+      }
       return { ...result, cpuMicrosPerRequest: (cpuMs * 1000) / Math.max(1, result.ok + result.notOk) };
     };
     const measurements: HttpMeasurement[] = [];
@@ -275,7 +299,7 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
     for (let roundIndex = 1; roundIndex <= options.rounds; roundIndex++) {
       for (const endpoint of endpoints) {
         const bareResult = await measure(`${bareUrl}/same-bytes/${endpoint.key}`, {});
-        const result = await measure(url + endpoint.path, headers);
+        const result = await measure(url + endpoint.path, headers, `${endpoint.key}-round${roundIndex}`);
         runs.set(endpoint.key, [...(runs.get(endpoint.key) ?? []), { result, bare: bareResult }]);
         log(
           `round ${roundIndex}/${options.rounds} ${endpoint.name}: ${Math.round(result.requestsPerSecond)} req/s against bare ${Math.round(bareResult.requestsPerSecond)} ` +
