@@ -14,9 +14,9 @@ import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 type MessageRow = Selectable<MessagesTable>;
 
 /**
- * The columns a Message is read from (toMessage). The others (external subscriber id, context keys, snooze, severity,
- * tags) are copies of document fields kept for filtering; an Inbox page leaves them out, since every value read costs
- * (a page of 11 rows read 22 columns each).
+ * The columns a Message is made from (toMessage). The others are copies of document fields kept for filtering
+ * (context keys, snooze, severity, tags) and the external subscriber id; an Inbox page leaves them out, since every
+ * value read out of SQLite costs (a page of 11 rows read 22 columns each).
  */
 const MESSAGE_DOCUMENT_COLUMNS = [
   'id', 'environment_id', 'organization_id', 'notification_id', 'subscriber_id', 'job_id', 'template_id', 'transaction_id',
