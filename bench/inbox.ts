@@ -2,10 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import inspector from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { io as socketIo } from 'socket.io-client';
 import WebSocket from 'ws';
@@ -30,7 +31,8 @@ import { median } from './lib/rounds.js';
  *
  * - http: with `--messages` in-app messages (100,000) over `--subscribers` (10,000), GET /v1/inbox/notifications (the
  *   page the `<Inbox />` asks for first) and GET /v1/inbox/notifications/count (the bell's four severity filters), each
- *   paired with a bare Fastify route answering the same bytes, measured right before it with the same load, in rounds.
+ *   paired with a bare Fastify route answering the same bytes, measured right before it with the same load, in rounds;
+ *   between them two floors inside Herald's app answering the same bytes (every hook; every hook and the token).
  *   In-process server as `bench:lists` runs it; the load comes from a worker thread.
  * - latency: trigger → `notification_received` at a socket.io client, one trigger at a time (unsaturated), against a
  *   real `herald start` (embedded) or `herald api` + `herald worker` processes (scale-out: the worker makes the message,
@@ -61,6 +63,7 @@ interface Options {
   samples: number;
   sockets: number;
   output?: string;
+  profile?: string;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -89,6 +92,7 @@ function parseOptions(argv: string[]): Options {
     .option('--samples <n>', 'triggers timed in the latency part', positiveInt, 300)
     .option('--sockets <n>', 'idle sockets opened in the sockets part', positiveInt, 10_000)
     .option('--output <file>', 'JSON results file (default bench/results/inbox-<mode>.json)')
+    .option('--profile <dir>', "write a CPU profile (.cpuprofile) of the server during each measured run of Herald's routes")
     .parse(argv);
   return program.opts<Options>();
 }
@@ -130,6 +134,22 @@ async function withPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise
   }
 }
 
+/** Starts the V8 CPU profiler in this process (the server's); the returned function stops it and answers the profile. */
+async function startProfile(): Promise<() => Promise<object>> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return async () => {
+    const { profile } = await post('Profiler.stop');
+    session.disconnect();
+    return profile;
+  };
+}
+
 // ---- http: list and count against the same bytes from a bare route -------------------------------------------
 
 interface HttpMeasurement {
@@ -149,7 +169,24 @@ interface HttpMeasurement {
   cpuRatioToBare: number;
   notOk: number;
   errors: number;
+  /**
+   * The same bytes answered by a route inside Herald's app: `public` runs every hook but auth has nothing to check,
+   * `subscriber` also verifies the subscriber token. Ratios to the bare route of the same round; medians.
+   */
+  floors: {
+    public: { requestsPerSecond: number; ratioToBare: number; cpuMicrosPerRequest: number; cpuRatioToBare: number };
+    subscriber: { requestsPerSecond: number; ratioToBare: number; cpuMicrosPerRequest: number; cpuRatioToBare: number };
+  };
   rounds: Array<{ requestsPerSecond: number; bareRequestsPerSecond: number; ratioToBare: number; cpuRatioToBare: number }>;
+}
+
+function floorSummary(pairs: Array<{ floor: HttpLoadResult & { cpuMicrosPerRequest: number }; bare: HttpLoadResult & { cpuMicrosPerRequest: number } }>) {
+  return {
+    requestsPerSecond: Math.round(median(pairs.map((pair) => pair.floor.requestsPerSecond))),
+    ratioToBare: round(median(pairs.map((pair) => pair.floor.requestsPerSecond / pair.bare.requestsPerSecond)), 3),
+    cpuMicrosPerRequest: Math.round(median(pairs.map((pair) => pair.floor.cpuMicrosPerRequest))),
+    cpuRatioToBare: round(median(pairs.map((pair) => pair.bare.cpuMicrosPerRequest / pair.floor.cpuMicrosPerRequest)), 3),
+  };
 }
 
 /** One in-app message of the seed: subscriber `index % subscribers`, every third read, severities in turn. */
@@ -205,7 +242,18 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
     const entry = bareBodies.get((request.params as { name: string }).name)!;
     return reply.type(entry.contentType).send(entry.body);
   });
-  const app = await buildApp(deps, { logger: deps.logger });
+  // Two floors inside Herald's own app, answering the same bytes: every hook (CORS, cookies, auth, audit,
+  // idempotency, logging) on a public route, and the same with the subscriber token checked. They show how much of
+  // the gap to the bare route is the app's plumbing and how much the Inbox's work.
+  const floorRoutes = async (instance: FastifyInstance) => {
+    const same = async (request: FastifyRequest, reply: FastifyReply) => {
+      const entry = bareBodies.get((request.params as { name: string }).name)!;
+      return reply.type(entry.contentType).send(entry.body);
+    };
+    instance.get('/v1/inbox/bench-floor/public/:name', { config: { public: true } }, same);
+    instance.get('/v1/inbox/bench-floor/subscriber/:name', { config: { subscriber: true } }, same);
+  };
+  const app = await buildApp(deps, { logger: deps.logger, extraRoutes: [floorRoutes] });
   try {
     await bootstrapTenancy(deps, { bootstrapSecretKey: SECRET });
     const environment = (await deps.store.tenancy.findEnvironmentByName('development'))!;
@@ -243,6 +291,10 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
       await deps.store.transaction((store) => store.messages.createMany(messages));
       if ((start / batch) % 20 === 0) log(`seeded ${start + messages.length}/${options.messages} messages`);
     }
+    // PostgreSQL: the statistics autovacuum would have gathered by then (as bench:lists does). Without them the planner
+    // reads the first page through messages_env_created (newest first for the whole environment, filtered by
+    // subscriber) instead of messages_inbox.
+    if (schema) await withPostgres((client) => client.query(`vacuum analyze ${schema}.messages, ${schema}.subscribers`));
     const seedSeconds = round((Date.now() - seedStarted) / 1000, 1);
     log(`seeded ${options.subscribers} subscribers and ${options.messages} in-app messages in ${seedSeconds} s`);
 
@@ -264,19 +316,31 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
       bareBodies.set(endpoint.key, { body, contentType: response.headers.get('content-type') ?? 'application/json' });
     }
 
-    const measure = async (target: string, withHeaders: Record<string, string>) => {
+    const measure = async (target: string, withHeaders: Record<string, string>, profileName?: string) => {
       if (options.warmup > 0) await loadFromChild({ url: target, headers: withHeaders, connections: options.connections, durationSeconds: options.warmup });
+      const stopProfile = options.profile && profileName ? await startProfile() : undefined;
       const { result, cpuMs } = await loadFromChild({ url: target, headers: withHeaders, connections: options.connections, durationSeconds: options.duration });
+      if (stopProfile) {
+        mkdirSync(options.profile!, { recursive: true });
+        writeFileSync(join(options.profile!, `${profileName}.cpuprofile`), JSON.stringify(await stopProfile()));
+      }
       return { ...result, cpuMicrosPerRequest: (cpuMs * 1000) / Math.max(1, result.ok + result.notOk) };
     };
     const measurements: HttpMeasurement[] = [];
     type Run = HttpLoadResult & { cpuMicrosPerRequest: number };
-    const runs = new Map<string, Array<{ result: Run; bare: Run }>>();
+    const runs = new Map<string, Array<{ result: Run; bare: Run; publicFloor: Run; subscriberFloor: Run }>>();
     for (let roundIndex = 1; roundIndex <= options.rounds; roundIndex++) {
       for (const endpoint of endpoints) {
         const bareResult = await measure(`${bareUrl}/same-bytes/${endpoint.key}`, {});
-        const result = await measure(url + endpoint.path, headers);
-        runs.set(endpoint.key, [...(runs.get(endpoint.key) ?? []), { result, bare: bareResult }]);
+        const publicFloor = await measure(`${url}/v1/inbox/bench-floor/public/${endpoint.key}`, headers);
+        const subscriberFloor = await measure(`${url}/v1/inbox/bench-floor/subscriber/${endpoint.key}`, headers);
+        const result = await measure(url + endpoint.path, headers, `${endpoint.key}-round${roundIndex}`);
+        runs.set(endpoint.key, [...(runs.get(endpoint.key) ?? []), { result, bare: bareResult, publicFloor, subscriberFloor }]);
+        log(
+          `round ${roundIndex}/${options.rounds} ${endpoint.name} floors, same bytes from Herald's app: public route ${Math.round(publicFloor.requestsPerSecond)} req/s ` +
+            `(${(publicFloor.requestsPerSecond / bareResult.requestsPerSecond).toFixed(2)} of bare, CPU ${Math.round(publicFloor.cpuMicrosPerRequest)} µs), ` +
+            `subscriber-token route ${Math.round(subscriberFloor.requestsPerSecond)} req/s (${(subscriberFloor.requestsPerSecond / bareResult.requestsPerSecond).toFixed(2)}, CPU ${Math.round(subscriberFloor.cpuMicrosPerRequest)} µs)`,
+        );
         log(
           `round ${roundIndex}/${options.rounds} ${endpoint.name}: ${Math.round(result.requestsPerSecond)} req/s against bare ${Math.round(bareResult.requestsPerSecond)} ` +
             `(${(result.requestsPerSecond / bareResult.requestsPerSecond).toFixed(2)}), p99 ${result.latencyMs.p99.toFixed(2)} ms; ` +
@@ -302,6 +366,10 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
         bareCpuMicrosPerRequest: Math.round(median(pairs.map((pair) => pair.bare.cpuMicrosPerRequest))),
         cpuRatioToBare: round(median(pairs.map((pair) => pair.bare.cpuMicrosPerRequest / pair.result.cpuMicrosPerRequest)), 3),
         notOk: pairs.reduce((sum, pair) => sum + pair.result.notOk, 0),
+        floors: {
+          public: floorSummary(pairs.map((pair) => ({ floor: pair.publicFloor, bare: pair.bare }))),
+          subscriber: floorSummary(pairs.map((pair) => ({ floor: pair.subscriberFloor, bare: pair.bare }))),
+        },
         errors: pairs.reduce((sum, pair) => sum + pair.result.errors, 0),
         rounds: pairs.map((pair) => ({
           requestsPerSecond: Math.round(pair.result.requestsPerSecond),
@@ -573,13 +641,15 @@ async function main(): Promise<void> {
     const http = await runHttpPart(options);
     results.http = http;
     lines.push(
-      `| endpoint | bytes | req/s | bare same bytes req/s | ratio (goal ≥ 0.40) | server CPU µs/request (bare) | CPU ratio | p50 / p99 ms |`,
-      `|---|---|---|---|---|---|---|---|`,
+      `| endpoint | bytes | req/s | bare same bytes req/s | ratio (goal ≥ 0.40) | server CPU µs/request (bare) | CPU ratio | p50 / p99 ms | ` +
+        `floor: Herald public route, same bytes (ratio, CPU µs) | floor: Herald + subscriber token, same bytes (ratio, CPU µs) |`,
+      `|---|---|---|---|---|---|---|---|---|---|`,
     );
     for (const m of http.measurements) {
       lines.push(
         `| ${m.name} | ${m.responseBytes} | ${m.requestsPerSecond} | ${m.bareRequestsPerSecond} | ${m.ratioToBare.toFixed(2)} | ` +
-          `${m.cpuMicrosPerRequest} (${m.bareCpuMicrosPerRequest}) | ${m.cpuRatioToBare.toFixed(2)} | ${m.p50} / ${m.p99} |`,
+          `${m.cpuMicrosPerRequest} (${m.bareCpuMicrosPerRequest}) | ${m.cpuRatioToBare.toFixed(2)} | ${m.p50} / ${m.p99} | ` +
+          `${m.floors.public.ratioToBare.toFixed(2)}, ${m.floors.public.cpuMicrosPerRequest} | ${m.floors.subscriber.ratioToBare.toFixed(2)}, ${m.floors.subscriber.cpuMicrosPerRequest} |`,
       );
     }
   }

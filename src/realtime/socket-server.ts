@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
@@ -55,6 +55,14 @@ export function attachInboxSockets(httpServer: HttpServer, options: InboxSocketS
     cors: { origin: (origin, callback) => callback(null, options.originAllowed(origin)) },
   });
 
+  // engine.io's stand-in response for an upgrade keeps the upgrade request until the TCP socket closes (its `close`
+  // listener on the socket holds it): let go of the request once the middlewares are done with it. Registered
+  // after the CORS middleware, the only one that writes response headers here.
+  io.engine.use((request: IncomingMessage, response: unknown, next: (error?: Error) => void) => {
+    if (!(response instanceof ServerResponse)) (response as { req: unknown }).req = null;
+    next();
+  });
+
   io.use((socket, next) => {
     const token = handshakeToken(socket);
     if (!token) return next(unauthorized('a subscriber session token is required (handshake query "token")'));
@@ -72,6 +80,9 @@ export function attachInboxSockets(httpServer: HttpServer, options: InboxSocketS
     // nothing needs it after authentication (socket.io's documented memory saving, a few KB per socket).
     (socket.conn as unknown as { request: unknown }).request = null;
     socket.handshake.headers = {};
+    // The token (twice: the query and the URL) is not needed either once the socket is authenticated.
+    socket.handshake.query = {};
+    socket.handshake.url = '';
   });
 
   const holdsSocketsOf = (room: string) => (io.of('/').adapter.rooms.get(room)?.size ?? 0) > 0;

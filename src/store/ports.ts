@@ -170,8 +170,8 @@ export interface MessageRepository {
    * exclusive cursor position (see findInboxPosition); `offset` skips that many further matches.
    */
   listInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter, page: InboxPage): Promise<{ data: Message[]; hasMore: boolean }>;
-  /** How many of the subscriber's non-deleted in-app messages match. */
-  countInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter): Promise<number>;
+  /** For each filter, how many of the subscriber's non-deleted in-app messages match it (in the filters' order). */
+  countInbox(environmentId: string, subscriberRecordId: string, filters: InboxFilter[]): Promise<number[]>;
   /** The cursor position of one of the subscriber's in-app messages, deleted ones included (a page may hold one deleted since). */
   findInboxPosition(environmentId: string, subscriberRecordId: string, id: string): Promise<InboxCursor | undefined>;
   /**

@@ -72,13 +72,14 @@ export async function hmacRequired(deps: Pick<Deps, 'store'>, environmentId: str
 
 /** The bell's count: unread, not archived, not snoozed; by severity (a message without one counts as `none`). */
 export async function countUnread(deps: Pick<Deps, 'store'>, environmentId: string, subscriberRecordId: string): Promise<UnreadCount> {
+  const counts = await deps.store.messages.countInbox(
+    environmentId,
+    subscriberRecordId,
+    SEVERITIES.map((level) => ({ read: false, archived: false, snoozed: false, severity: [level] })),
+  );
   const severity = {} as Record<Severity, number>;
-  let total = 0;
-  for (const level of SEVERITIES) {
-    severity[level] = await deps.store.messages.countInbox(environmentId, subscriberRecordId, { read: false, archived: false, snoozed: false, severity: [level] });
-    total += severity[level];
-  }
-  return { total, severity };
+  SEVERITIES.forEach((level, index) => (severity[level] = counts[index]));
+  return { total: counts.reduce((sum, count) => sum + count, 0), severity };
 }
 
 const PROFILE_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'avatar', 'locale', 'timezone', 'data'] as const;

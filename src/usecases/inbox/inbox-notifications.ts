@@ -39,11 +39,7 @@ export async function listInboxNotifications(deps: Pick<Deps, 'store'>, input: L
 }
 
 export async function countInboxNotifications(deps: Pick<Deps, 'store'>, input: { caller: SubscriberCaller; filters: InboxFilter[] }): Promise<number[]> {
-  const counts: number[] = [];
-  for (const filter of input.filters) {
-    counts.push(await deps.store.messages.countInbox(input.caller.environmentId, input.caller.subscriberRecordId, filter));
-  }
-  return counts;
+  return deps.store.messages.countInbox(input.caller.environmentId, input.caller.subscriberRecordId, input.filters);
 }
 
 /** Snooze inputs arrive as the client's ISO string; everything else is already an InboxAction. */
