@@ -130,6 +130,8 @@ async function main(): Promise<void> {
       { name: 'integrations', path: '/integrations', ready: 'h1' },
       { name: 'subscribers', path: '/subscribers', ready: 'table tbody tr' },
       { name: 'subscriber with messages', path: `/subscribers/${encodeURIComponent(probes.subscriberId)}`, ready: 'section[aria-labelledby=messages-title] tbody tr' },
+      // The same page until its live <Inbox /> preview (a lazily loaded chunk, then a session and a page of the Inbox API) shows notifications.
+      { name: 'subscriber with its live Inbox preview', path: `/subscribers/${encodeURIComponent(probes.subscriberId)}`, ready: '.inbox-preview .nv-notification' },
       { name: 'topics', path: '/topics', ready: 'table tbody tr' },
       { name: 'settings', path: '/settings', ready: 'section[aria-labelledby=audit-title]' },
     ];

@@ -7,7 +7,9 @@ import type { InboxPreviewSettings } from './InboxPreview';
 import { Badge, Empty, ErrorNote, Field, Loading, Notice, PageHeader, Pager, Select, Time, useAction, useLoad } from '../ui';
 
 // @novu/react is most of the preview's weight: fetched only when a subscriber's page shows the preview.
-const InboxPreview = lazy(() => import('./InboxPreview'));
+/** The Inbox preview's chunk (@novu/react), fetched as soon as an admin opens a subscriber, alongside the page's own requests. */
+const loadInboxPreview = () => import('./InboxPreview');
+const InboxPreview = lazy(loadInboxPreview);
 
 interface Subscriber {
   _id: string;
@@ -112,6 +114,9 @@ const PROFILE_FIELDS: Array<[keyof Subscriber, string, string?]> = [
 
 export function SubscriberPage({ subscriberId }: { subscriberId: string }) {
   const { isAdmin } = useSession();
+  useEffect(() => {
+    if (isAdmin) void loadInboxPreview().catch(() => undefined); // a failure shows when the preview renders
+  }, [isAdmin]);
   const loaded = useLoad((signal) => get<{ data: Subscriber }>(`/v2/subscribers/${seg(subscriberId)}`, { signal }), [subscriberId]);
   const [profile, setProfile] = useState<Record<string, string>>({});
   const [dataJson, setDataJson] = useState('');
