@@ -1,44 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import type { Database } from '../../../src/store/sql/schema.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
-import { SecretBox } from '../../../src/store/secret-box.js';
-import { groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
+import { openSqlitePlanProbe, type SqlitePlanProbe } from '../../helpers/sqlite-plan-probe.js';
 
 /**
  * The preference repository on SQLite: the worker's read before each channel step is one statement searching the
  * primary key (never a scan), and the records round-trip (upsert, list, delete).
  */
 describe('subscriber preferences on SQLite', () => {
-  let dir: string;
+  let probe: SqlitePlanProbe;
   let db: Kysely<Database>;
   let store: SqlStore;
   let plans: BetterSqlite3.Database;
-  const sent: CompiledQuery[] = [];
+  let sent: CompiledQuery[];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'herald-pref-plans-'));
-    const sqlite = new BetterSqlite3(join(dir, 'herald.sqlite'));
-    db = new Kysely<Database>({
-      dialect: groupCommitSqliteDialect(sqlite),
-      log: (event) => {
-        if (event.level === 'query') sent.push(event.query);
-      },
-    });
-    await migrateToLatest(db, 'sqlite');
-    store = new SqlStore(db, { dialect: 'sqlite', secretBox: new SecretBox(Buffer.alloc(32, 7)) });
-    plans = new BetterSqlite3(join(dir, 'herald.sqlite'), { readonly: true });
+    probe = await openSqlitePlanProbe('herald-pref-plans-');
+    ({ db, store, plans, sent } = probe);
   });
 
   afterAll(async () => {
-    plans.close();
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await probe.close();
   });
 
   it('getForDelivery is one statement that searches the primary key', async () => {

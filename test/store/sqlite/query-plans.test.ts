@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import type { Database } from '../../../src/store/sql/schema.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
-import { SecretBox } from '../../../src/store/secret-box.js';
-import { groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
+import { openSqlitePlanProbe, type SqlitePlanProbe } from '../../helpers/sqlite-plan-probe.js';
 
 /**
  * The point lookups on the trigger path must be index searches on SQLite, whatever the table size (checked with
@@ -17,30 +12,19 @@ import { groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit
  * planning the statement again at every execution (32 µs instead of 11 µs a lookup over 20,000 subscribers).
  */
 describe('SQLite query plans of point lookups', () => {
-  let dir: string;
+  let probe: SqlitePlanProbe;
   let db: Kysely<Database>;
   let store: SqlStore;
   let plans: BetterSqlite3.Database;
-  const sent: CompiledQuery[] = [];
+  let sent: CompiledQuery[];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'herald-plans-'));
-    const sqlite = new BetterSqlite3(join(dir, 'herald.sqlite'));
-    db = new Kysely<Database>({
-      dialect: groupCommitSqliteDialect(sqlite),
-      log: (event) => {
-        if (event.level === 'query') sent.push(event.query);
-      },
-    });
-    await migrateToLatest(db, 'sqlite');
-    store = new SqlStore(db, { dialect: 'sqlite', secretBox: new SecretBox(Buffer.alloc(32, 7)) });
-    plans = new BetterSqlite3(join(dir, 'herald.sqlite'), { readonly: true });
+    probe = await openSqlitePlanProbe('herald-plans-');
+    ({ db, store, plans, sent } = probe);
   });
 
   afterAll(async () => {
-    plans.close();
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await probe.close();
   });
 
   async function planOf(lookup: () => Promise<unknown>): Promise<string[]> {
