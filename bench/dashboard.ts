@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { sql, type Kysely } from 'kysely';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
@@ -14,6 +14,7 @@ import { launchBrowser } from '../test/helpers/browser.js';
 import { median } from './lib/rounds.js';
 import { createSeedPlan, seedListRows, seedProbes, seedSubscribers } from './lib/list-seed.js';
 import { createDashboardAdmin } from './lib/dashboard-admin.js';
+import { positiveInteger } from './lib/cli-options.js';
 
 /**
  * `npm run bench:dashboard`: how long each dashboard page takes to render in Chromium with 1M notification
@@ -30,12 +31,6 @@ import { createDashboardAdmin } from './lib/dashboard-admin.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_dashboard_0123456789abcdef0123456789ab';
 const ADMIN = { email: 'bench@example.com', password: 'bench password 123' };
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a positive integer');
-  return parsed;
-}
 
 interface PageCase {
   name: string;

@@ -25,6 +25,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { HttpLoadOptions, HttpLoadResult } from './lib/http-load.js';
 import { median } from './lib/rounds.js';
+import { benchMode, positiveInteger } from './lib/cli-options.js';
 
 /**
  * `npm run bench:inbox`: the Inbox's costs (issue 14, point 8), in three parts.
@@ -67,30 +68,22 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const positiveInt = (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-    return n;
-  };
   const program = new Command()
     .name('bench:inbox')
-    .option('--mode <mode>', 'embedded (SQLite) or scaleout (PostgreSQL + Redis)', (value) => {
-      if (value !== 'embedded' && value !== 'scaleout') throw new InvalidArgumentError('must be embedded or scaleout');
-      return value;
-    }, 'embedded')
+    .option('--mode <mode>', 'embedded (SQLite) or scaleout (PostgreSQL + Redis)', benchMode, 'embedded')
     .option('--parts <list>', 'comma-separated: http, latency, sockets', (value) => {
       const parts = value.split(',').map((part) => part.trim());
       for (const part of parts) if (!['http', 'latency', 'sockets'].includes(part)) throw new InvalidArgumentError(`unknown part ${part}`);
       return parts;
     }, ['http', 'latency', 'sockets'])
-    .option('--messages <n>', 'in-app messages seeded for the http part', positiveInt, 100_000)
-    .option('--subscribers <n>', 'subscribers they are spread over', positiveInt, 10_000)
-    .option('--duration <seconds>', 'measured load per endpoint and round', positiveInt, 5)
-    .option('--warmup <seconds>', 'unmeasured load before each measurement', positiveInt, 1)
-    .option('--rounds <n>', 'rounds per endpoint; figures are their medians', positiveInt, 3)
-    .option('--connections <n>', 'concurrent keep-alive HTTP clients', positiveInt, 10)
-    .option('--samples <n>', 'triggers timed in the latency part', positiveInt, 300)
-    .option('--sockets <n>', 'idle sockets opened in the sockets part', positiveInt, 10_000)
+    .option('--messages <n>', 'in-app messages seeded for the http part', positiveInteger, 100_000)
+    .option('--subscribers <n>', 'subscribers they are spread over', positiveInteger, 10_000)
+    .option('--duration <seconds>', 'measured load per endpoint and round', positiveInteger, 5)
+    .option('--warmup <seconds>', 'unmeasured load before each measurement', positiveInteger, 1)
+    .option('--rounds <n>', 'rounds per endpoint; figures are their medians', positiveInteger, 3)
+    .option('--connections <n>', 'concurrent keep-alive HTTP clients', positiveInteger, 10)
+    .option('--samples <n>', 'triggers timed in the latency part', positiveInteger, 300)
+    .option('--sockets <n>', 'idle sockets opened in the sockets part', positiveInteger, 10_000)
     .option('--output <file>', 'JSON results file (default bench/results/inbox-<mode>.json)')
     .option('--profile <dir>', "write a CPU profile (.cpuprofile) of the server during each measured run of Herald's routes")
     .parse(argv);

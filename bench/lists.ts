@@ -3,7 +3,7 @@ import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -14,6 +14,7 @@ import { bootstrapTenancy } from '../src/usecases/tenancy/bootstrap-tenancy.js';
 import { runHttpLoad, type HttpLoadResult } from './lib/http-load.js';
 import { median } from './lib/rounds.js';
 import { createSeedPlan, seedListRows, seedProbes, seedSubscribers, type SeedProbes } from './lib/list-seed.js';
+import { benchMode, positiveInteger } from './lib/cli-options.js';
 
 /**
  * `npm run bench:lists`: throughput and latency of GET /v1/messages and GET /v1/notifications at growing
@@ -71,22 +72,14 @@ interface Measurement extends Endpoint {
 }
 
 function parseOptions(argv: string[]): Options {
-  const positiveInt = (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-    return n;
-  };
   const program = new Command()
     .name('bench:lists')
-    .option('--mode <mode>', 'embedded (SQLite) or scaleout (PostgreSQL + Redis)', (value) => {
-      if (value !== 'embedded' && value !== 'scaleout') throw new InvalidArgumentError('must be embedded or scaleout');
-      return value;
-    }, 'embedded')
-    .option('--sizes <list>', 'comma-separated stored message counts, ascending', (value) => value.split(',').map((part) => positiveInt(part.trim())), [10_000, 100_000, 1_000_000])
-    .option('--duration <seconds>', 'measured load per endpoint', positiveInt, 5)
-    .option('--warmup <seconds>', 'unmeasured load per endpoint before measuring', positiveInt, 1)
-    .option('--rounds <n>', 'measurements of every endpoint per size; the table shows their medians', positiveInt, 3)
-    .option('--connections <n>', 'concurrent keep-alive clients', positiveInt, 10)
+    .option('--mode <mode>', 'embedded (SQLite) or scaleout (PostgreSQL + Redis)', benchMode, 'embedded')
+    .option('--sizes <list>', 'comma-separated stored message counts, ascending', (value) => value.split(',').map((part) => positiveInteger(part.trim())), [10_000, 100_000, 1_000_000])
+    .option('--duration <seconds>', 'measured load per endpoint', positiveInteger, 5)
+    .option('--warmup <seconds>', 'unmeasured load per endpoint before measuring', positiveInteger, 1)
+    .option('--rounds <n>', 'measurements of every endpoint per size; the table shows their medians', positiveInteger, 3)
+    .option('--connections <n>', 'concurrent keep-alive clients', positiveInteger, 10)
     .option('--output <file>', 'JSON results file (default bench/results/lists-<mode>.json)')
     .parse(argv);
   const options = program.opts<Options>();

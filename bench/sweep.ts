@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
@@ -15,6 +15,7 @@ import { enqueueTrigger, triggerJob } from '../src/usecases/events/accept-trigge
 import { recoverAcceptedTriggers } from '../src/usecases/events/recover-triggers.js';
 import { bootstrapTenancy } from '../src/usecases/tenancy/bootstrap-tenancy.js';
 import { median } from './lib/rounds.js';
+import { benchMode, positiveInteger } from './lib/cli-options.js';
 
 /**
  * `npm run bench:sweep`: the cost of one pass of the accepted-trigger sweep over a backlog, that is N triggers still
@@ -36,19 +37,11 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const positiveInt = (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-    return n;
-  };
   return new Command()
     .name('bench:sweep')
-    .option('--mode <mode>', 'embedded (SQLite queue) or scaleout (PostgreSQL + BullMQ)', (value) => {
-      if (value !== 'embedded' && value !== 'scaleout') throw new InvalidArgumentError('must be embedded or scaleout');
-      return value;
-    }, 'embedded')
-    .option('--triggers <n>', 'accepted triggers in the backlog', positiveInt, 20_000)
-    .option('--rounds <n>', 'passes of each kind, alternating', positiveInt, 3)
+    .option('--mode <mode>', 'embedded (SQLite queue) or scaleout (PostgreSQL + BullMQ)', benchMode, 'embedded')
+    .option('--triggers <n>', 'accepted triggers in the backlog', positiveInteger, 20_000)
+    .option('--rounds <n>', 'passes of each kind, alternating', positiveInteger, 3)
     .parse(argv)
     .opts<Options>();
 }
