@@ -166,6 +166,8 @@ interface HttpMeasurement {
    * The same bytes answered by a route inside Herald's app: `public` runs every hook but auth has nothing to check,
    * `subscriber` also verifies the subscriber token. Ratios to the bare route of the same round; medians.
    */
+  /** The same route of an app without the read cache (every request reads the store). */
+  withoutReadCache: ReturnType<typeof floorSummary>;
   floors: {
     public: { requestsPerSecond: number; ratioToBare: number; cpuMicrosPerRequest: number; cpuRatioToBare: number };
     subscriber: { requestsPerSecond: number; ratioToBare: number; cpuMicrosPerRequest: number; cpuRatioToBare: number };
@@ -246,7 +248,11 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
     instance.get('/v1/inbox/bench-floor/public/:name', { config: { public: true } }, same);
     instance.get('/v1/inbox/bench-floor/subscriber/:name', { config: { subscriber: true } }, same);
   };
-  const app = await buildApp(deps, { logger: deps.logger, extraRoutes: [floorRoutes] });
+  // Herald as `herald start` serves it: with the container's realtime fan-out (the socket endpoint, and in embedded
+  // mode the Inbox read cache that rides on it). A second app without it reads the store on every request: what the
+  // first read of a page, or any read after a change, costs.
+  const app = await buildApp(deps, { logger: deps.logger, extraRoutes: [floorRoutes], realtime: container.realtime });
+  const uncachedApp = await buildApp(deps, { logger: deps.logger });
   try {
     await bootstrapTenancy(deps, { bootstrapSecretKey: SECRET });
     const environment = (await deps.store.tenancy.findEnvironmentByName('development'))!;
@@ -294,6 +300,7 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
     const probe = subscribers[0]!;
     const token = await createSubscriberToken(deps, { ...scope, subscriberRecordId: probe._id, subscriberId: probe.subscriberId });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const uncachedUrl = await uncachedApp.listen({ host: '127.0.0.1', port: 0 });
     const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
     const bellFilters = ['high', 'medium', 'low', 'none'].map((severity) => ({ read: false, archived: false, snoozed: false, severity }));
     const endpoints = [
@@ -321,14 +328,15 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
     };
     const measurements: HttpMeasurement[] = [];
     type Run = HttpLoadResult & { cpuMicrosPerRequest: number };
-    const runs = new Map<string, Array<{ result: Run; bare: Run; publicFloor: Run; subscriberFloor: Run }>>();
+    const runs = new Map<string, Array<{ result: Run; bare: Run; publicFloor: Run; subscriberFloor: Run; uncached: Run }>>();
     for (let roundIndex = 1; roundIndex <= options.rounds; roundIndex++) {
       for (const endpoint of endpoints) {
         const bareResult = await measure(`${bareUrl}/same-bytes/${endpoint.key}`, {});
         const publicFloor = await measure(`${url}/v1/inbox/bench-floor/public/${endpoint.key}`, headers);
         const subscriberFloor = await measure(`${url}/v1/inbox/bench-floor/subscriber/${endpoint.key}`, headers);
         const result = await measure(url + endpoint.path, headers, `${endpoint.key}-round${roundIndex}`);
-        runs.set(endpoint.key, [...(runs.get(endpoint.key) ?? []), { result, bare: bareResult, publicFloor, subscriberFloor }]);
+        const uncached = await measure(uncachedUrl + endpoint.path, headers, `${endpoint.key}-uncached-round${roundIndex}`);
+        runs.set(endpoint.key, [...(runs.get(endpoint.key) ?? []), { result, bare: bareResult, publicFloor, subscriberFloor, uncached }]);
         log(
           `round ${roundIndex}/${options.rounds} ${endpoint.name} floors, same bytes from Herald's app: public route ${Math.round(publicFloor.requestsPerSecond)} req/s ` +
             `(${(publicFloor.requestsPerSecond / bareResult.requestsPerSecond).toFixed(2)} of bare, CPU ${Math.round(publicFloor.cpuMicrosPerRequest)} µs), ` +
@@ -340,6 +348,11 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
             `CPU ${Math.round(result.cpuMicrosPerRequest)} µs/request against bare ${Math.round(bareResult.cpuMicrosPerRequest)} ` +
             `(${(bareResult.cpuMicrosPerRequest / result.cpuMicrosPerRequest).toFixed(2)})` +
             `${result.notOk || result.errors ? `, NOT OK ${JSON.stringify(result.statusCounts)} errors ${result.errors}` : ''}`,
+        );
+        log(
+          `round ${roundIndex}/${options.rounds} ${endpoint.name} without the read cache: ${Math.round(uncached.requestsPerSecond)} req/s ` +
+            `(${(uncached.requestsPerSecond / bareResult.requestsPerSecond).toFixed(2)} of bare), CPU ${Math.round(uncached.cpuMicrosPerRequest)} µs/request` +
+            `${uncached.notOk || uncached.errors ? `, NOT OK ${JSON.stringify(uncached.statusCounts)} errors ${uncached.errors}` : ''}`,
         );
       }
     }
@@ -358,12 +371,13 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
         cpuMicrosPerRequest: Math.round(median(pairs.map((pair) => pair.result.cpuMicrosPerRequest))),
         bareCpuMicrosPerRequest: Math.round(median(pairs.map((pair) => pair.bare.cpuMicrosPerRequest))),
         cpuRatioToBare: round(median(pairs.map((pair) => pair.bare.cpuMicrosPerRequest / pair.result.cpuMicrosPerRequest)), 3),
-        notOk: pairs.reduce((sum, pair) => sum + pair.result.notOk, 0),
+        notOk: pairs.reduce((sum, pair) => sum + pair.result.notOk + pair.uncached.notOk, 0),
         floors: {
           public: floorSummary(pairs.map((pair) => ({ floor: pair.publicFloor, bare: pair.bare }))),
           subscriber: floorSummary(pairs.map((pair) => ({ floor: pair.subscriberFloor, bare: pair.bare }))),
         },
-        errors: pairs.reduce((sum, pair) => sum + pair.result.errors, 0),
+        withoutReadCache: floorSummary(pairs.map((pair) => ({ floor: pair.uncached, bare: pair.bare }))),
+        errors: pairs.reduce((sum, pair) => sum + pair.result.errors + pair.uncached.errors, 0),
         rounds: pairs.map((pair) => ({
           requestsPerSecond: Math.round(pair.result.requestsPerSecond),
           bareRequestsPerSecond: Math.round(pair.bare.requestsPerSecond),
@@ -377,6 +391,7 @@ async function runHttpPart(options: Options): Promise<{ seedSeconds: number; mea
     await new Promise((resolve) => setTimeout(resolve, 500));
     await bare.close();
     await app.close();
+    await uncachedApp.close();
     await container.close();
     if (schema) await withPostgres((client) => client.query(`drop schema if exists ${schema} cascade`));
     rmSync(dataDir, { recursive: true, force: true });
@@ -635,14 +650,16 @@ async function main(): Promise<void> {
     results.http = http;
     lines.push(
       `| endpoint | bytes | req/s | bare same bytes req/s | ratio (goal ≥ 0.40) | server CPU µs/request (bare) | CPU ratio | p50 / p99 ms | ` +
-        `floor: Herald public route, same bytes (ratio, CPU µs) | floor: Herald + subscriber token, same bytes (ratio, CPU µs) |`,
-      `|---|---|---|---|---|---|---|---|---|---|`,
+        `floor: Herald public route, same bytes (ratio, CPU µs) | floor: Herald + subscriber token, same bytes (ratio, CPU µs) | ` +
+        `without the read cache (ratio, CPU µs) |`,
+      `|---|---|---|---|---|---|---|---|---|---|---|`,
     );
     for (const m of http.measurements) {
       lines.push(
         `| ${m.name} | ${m.responseBytes} | ${m.requestsPerSecond} | ${m.bareRequestsPerSecond} | ${m.ratioToBare.toFixed(2)} | ` +
           `${m.cpuMicrosPerRequest} (${m.bareCpuMicrosPerRequest}) | ${m.cpuRatioToBare.toFixed(2)} | ${m.p50} / ${m.p99} | ` +
-          `${m.floors.public.ratioToBare.toFixed(2)}, ${m.floors.public.cpuMicrosPerRequest} | ${m.floors.subscriber.ratioToBare.toFixed(2)}, ${m.floors.subscriber.cpuMicrosPerRequest} |`,
+          `${m.floors.public.ratioToBare.toFixed(2)}, ${m.floors.public.cpuMicrosPerRequest} | ${m.floors.subscriber.ratioToBare.toFixed(2)}, ${m.floors.subscriber.cpuMicrosPerRequest} | ` +
+          `${m.withoutReadCache.ratioToBare.toFixed(2)}, ${m.withoutReadCache.cpuMicrosPerRequest} |`,
       );
     }
   }

@@ -74,6 +74,8 @@ export interface InboxConfig {
   rateLimitPerSubscriber: number;
   /** Session requests per application identifier per rate-limit window. */
   rateLimitSessionPerApplication: number;
+  /** Bytes of Inbox read answers an embedded process keeps (http/inbox-read-cache.ts); 0 turns the cache off. */
+  readCacheBytes: number;
 }
 
 /** Dashboard users and sessions (README, "Dashboard: users and sessions"). */
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       allowedOrigins: list(env, 'HERALD_INBOX_ALLOWED_ORIGINS', ['*']),
       rateLimitPerSubscriber: integer(env, 'HERALD_RATE_LIMIT_INBOX', 100, 1),
       rateLimitSessionPerApplication: integer(env, 'HERALD_RATE_LIMIT_INBOX_SESSION', 100, 1),
+      readCacheBytes: integer(env, 'HERALD_INBOX_READ_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     },
     dashboard: {
       sessionTtlSeconds: integer(env, 'HERALD_DASHBOARD_SESSION_TTL_SECONDS', 12 * 3600, 60, 365 * 24 * 3600),

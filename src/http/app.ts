@@ -34,6 +34,7 @@ import { environmentsRoutes } from './routes/environments.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
+import { InboxReadCache } from './inbox-read-cache.js';
 
 export interface BuildAppOptions {
   /** A pino logger instance (or pino options); `false` silences request logs (tests). */
@@ -139,7 +140,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(dashboardActivityRoutes, { deps });
   await app.register(preferencesRoutes, { deps });
   await app.register(environmentsRoutes, { deps });
-  await app.register(inboxClientRoutes, { deps });
+  await app.register(inboxClientRoutes, { deps, readCache: inboxReadCacheOf(app, deps, options.realtime) });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {
@@ -151,6 +152,22 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.ready();
   return app;
 }
+
+/**
+ * The Inbox's read answers are kept only where every Inbox write announces itself in this process (the embedded
+ * fan-out): each announcement makes the subscriber's kept answers stale. Scale-out API processes read every time
+ * (another process's write would reach them only later, through Redis).
+ */
+function inboxReadCacheOf(app: FastifyInstance, deps: Deps, realtime: RealtimeFanout | undefined): InboxReadCache | undefined {
+  if (realtime?.kind !== 'local' || deps.config.inbox.readCacheBytes === 0) return undefined;
+  const cache = new InboxReadCache({ maxBytes: deps.config.inbox.readCacheBytes, ttlMs: INBOX_READ_CACHE_TTL_MS });
+  const stop = realtime.hub.subscribe((event) => cache.invalidate(event.audience));
+  app.addHook('onClose', async () => stop());
+  return cache;
+}
+
+/** A safety net only: answers are made stale by the writes' announcements, not by age. */
+const INBOX_READ_CACHE_TTL_MS = 60_000;
 
 /** Fastify 5 takes a ready logger as `loggerInstance` and options as `logger`; callers pass either. */
 function loggerOptions(logger: BuildAppOptions['logger']): { logger: boolean | object } | { loggerInstance: FastifyBaseLogger } {

@@ -67,4 +67,7 @@ export class RedisRealtimeNotifier implements RealtimeNotifier {
       this.logger.warn({ err: error }, 'inbox event not published');
     }
   }
+
+  /** Nothing to send: API processes keep no Inbox answers in scale-out (see http/inbox-read-cache.ts). */
+  subscriberChanged(_audience: InboxAudience): void {}
 }

@@ -23,6 +23,10 @@ export class LocalRealtimeHub implements RealtimeNotifier {
     this.emit({ kind: 'messages-changed', audience });
   }
 
+  subscriberChanged(audience: InboxAudience): void {
+    this.emit({ kind: 'subscriber-changed', audience });
+  }
+
   private emit(event: InboxEvent): void {
     for (const listener of this.listeners) {
       try {

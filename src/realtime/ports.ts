@@ -22,9 +22,15 @@ export interface RealtimeNotifier {
   messageDelivered(audience: InboxAudience, message: Message): void;
   /** The subscriber's in-app messages changed state (read, seen, archived, snoozed, deleted, actions): counts change. */
   messagesChanged(audience: InboxAudience): void;
+  /**
+   * The subscriber's own record changed (the profile the Inbox shows with each notification) or was deleted. No
+   * socket event; it only makes the API process's kept Inbox answers stale (http/inbox-read-cache.ts).
+   */
+  subscriberChanged(audience: InboxAudience): void;
 }
 
 /** An Inbox event as it travels from a notifier to whatever holds the subscriber's sockets. */
 export type InboxEvent =
   | { kind: 'message-delivered'; audience: InboxAudience; message: Message }
-  | { kind: 'messages-changed'; audience: InboxAudience };
+  | { kind: 'messages-changed'; audience: InboxAudience }
+  | { kind: 'subscriber-changed'; audience: InboxAudience };

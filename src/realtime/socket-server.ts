@@ -116,6 +116,7 @@ export function attachInboxSockets(httpServer: HttpServer, options: InboxSocketS
   let redisClients: Redis[] = [];
   if (fanout.kind === 'local') {
     stopListening = fanout.hub.subscribe((event: InboxEvent) => {
+      if (event.kind === 'subscriber-changed') return; // no counts change
       const room = inboxRoom(event.audience);
       if (!holdsSocketsOf(room)) return;
       if (event.kind === 'message-delivered') io.to(room).emit('notification_received', { message: toRealtimeMessage(event.message) });

@@ -16,5 +16,9 @@ export function recordRealtime(server: TestServer, events: InboxEvent[]): void {
       events.push({ kind: 'messages-changed', audience });
       inner.messagesChanged(audience);
     },
+    subscriberChanged(audience) {
+      events.push({ kind: 'subscriber-changed', audience });
+      inner.subscriberChanged(audience);
+    },
   };
 }

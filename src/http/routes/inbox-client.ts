@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { createInboxSession } from '../../usecases/inbox/create-inbox-session.js';
@@ -40,6 +41,8 @@ import {
 } from '../schemas/inbox-client.js';
 import { listInboxPreferences, updateInboxGlobalPreference, updateInboxWorkflowPreferences } from '../../usecases/inbox/inbox-preferences.js';
 import type { DeliverySchedule } from '../../domain/delivery-schedule.js';
+import type { SubscriberCaller } from '../../domain/types.js';
+import type { InboxReadCache } from '../inbox-read-cache.js';
 
 const tags = ['Inbox (browser clients)'];
 const security = [{ SubscriberSession: [] }];
@@ -50,7 +53,7 @@ const subscriberOnly = { subscriber: true } as const;
  * `/v1/inbox/*`: what @novu/js and <Inbox /> call from the browser (spec/inbox-client-protocol.md). The list and the
  * count answer unwrapped bodies, the single-notification PATCHes the updated notification, the bulk POSTs 204.
  */
-export const inboxClientRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+export const inboxClientRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readCache?: InboxReadCache }> = async (app, { deps, readCache }) => {
   // The clients send `Content-Type: application/json` on every call, also the PATCHes without a body: here (this
   // plugin only) an empty JSON body is no body, not a 400. Anything else goes through Fastify's own JSON parser.
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
@@ -86,17 +89,14 @@ export const inboxClientRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
       config: subscriberOnly,
       schema: { tags, security, summary: "The subscriber's notifications, newest first", querystring: ListQuery, response: { 200: ListResponse, ...commonErrorResponses } },
     },
-    async (request) => {
-      const query = request.query as typeof request.query & Record<string, unknown>;
-      const { filter, echo } = listFilterOf(query);
-      const page = await listInboxNotifications(deps, {
-        caller: subscriberCallerOf(request),
-        filter,
-        after: query.after,
-        offset: query.offset ?? 0,
-        limit: query.limit ?? 10,
+    async (request, reply) => {
+      const caller = subscriberCallerOf(request);
+      return answerWithReadCache(readCache, caller, request.url, reply, async () => {
+        const query = request.query as typeof request.query & Record<string, unknown>;
+        const { filter, echo } = listFilterOf(query);
+        const page = await listInboxNotifications(deps, { caller, filter, after: query.after, offset: query.offset ?? 0, limit: query.limit ?? 10 });
+        return { data: page.data.map(toInboxNotification), hasMore: page.hasMore, filter: echo };
       });
-      return { data: page.data.map(toInboxNotification), hasMore: page.hasMore, filter: echo };
     },
   );
 
@@ -106,10 +106,13 @@ export const inboxClientRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
       config: subscriberOnly,
       schema: { tags, security, summary: 'Counts per filter, each filter echoed', querystring: CountQuery, response: { 200: CountResponse, ...commonErrorResponses } },
     },
-    async (request) => {
-      const filters = countFiltersOf(request.query);
-      const counts = await countInboxNotifications(deps, { caller: subscriberCallerOf(request), filters: filters.map((f) => f.filter) });
-      return { data: filters.map((f, index) => ({ count: counts[index], filter: f.echo })) };
+    async (request, reply) => {
+      const caller = subscriberCallerOf(request);
+      return answerWithReadCache(readCache, caller, request.url, reply, async () => {
+        const filters = countFiltersOf(request.query);
+        const counts = await countInboxNotifications(deps, { caller, filters: filters.map((f) => f.filter) });
+        return { data: filters.map((f, index) => ({ count: counts[index], filter: f.echo })) };
+      });
     },
   );
 
@@ -243,3 +246,26 @@ export const inboxClientRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
     },
   );
 };
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * A read route's 200 answer: the kept bytes when the subscriber's Inbox has not changed since they were read,
+ * otherwise `read()` serialized by the route's own response schema (and kept). Errors are thrown as usual, never kept.
+ */
+async function answerWithReadCache(
+  cache: InboxReadCache | undefined,
+  caller: SubscriberCaller,
+  url: string,
+  reply: FastifyReply,
+  read: () => Promise<unknown>,
+): Promise<FastifyReply> {
+  if (!cache) return reply.send(await read());
+  const kept = cache.get(caller, url);
+  if (kept !== undefined) return reply.type(JSON_UTF8).send(kept);
+  const ticket = cache.begin();
+  const serialized = reply.serialize(await read());
+  const body = typeof serialized === 'string' ? serialized : Buffer.from(serialized as Uint8Array).toString('utf8');
+  cache.set(caller, url, ticket, body);
+  return reply.type(JSON_UTF8).send(body);
+}

@@ -109,6 +109,7 @@ async function upsertSubscriber(
     if (!changed) return { subscriber: existing, asStored: true };
     const updated: Subscriber = { ...existing, ...changes, __v: existing.__v + 1, updatedAt: isoNow(deps.clock) };
     await deps.store.subscribers.save(updated);
+    deps.realtime.subscriberChanged({ environmentId: env, subscriberRecordId: updated._id });
     return { subscriber: updated, asStored: false };
   }
   const now = isoNow(deps.clock);

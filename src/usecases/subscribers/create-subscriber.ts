@@ -24,7 +24,7 @@ export async function upsertSubscriber(deps: Deps, input: CreateSubscriberInput)
   // A second attempt covers a concurrent create of the same subscriberId that won the insert.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await deps.store.transaction(async (store) => {
+      const result = await deps.store.transaction(async (store) => {
         const now = isoNow(deps.clock);
         const existing = await store.subscribers.findBySubscriberId(caller.environmentId, subscriberId);
         if (existing) {
@@ -58,6 +58,9 @@ export async function upsertSubscriber(deps: Deps, input: CreateSubscriberInput)
         await store.subscribers.create(created);
         return { subscriber: created, created: true };
       });
+      // An updated profile shows in its Inbox with every notification.
+      if (!result.created) deps.realtime.subscriberChanged({ environmentId: caller.environmentId, subscriberRecordId: result.subscriber._id });
+      return result;
     } catch (error) {
       if (error instanceof ConflictError && !failIfExists && attempt === 0) continue;
       throw error;

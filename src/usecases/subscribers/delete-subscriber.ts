@@ -10,11 +10,13 @@ export interface DeleteSubscriberInput {
 
 /** Soft delete: the subscriber is gone from reads (404) and its subscriberId may be created again. */
 export async function deleteSubscriber(deps: Deps, input: DeleteSubscriberInput): Promise<{ acknowledged: true; status: 'deleted' }> {
-  return deps.store.transaction(async (store) => {
+  const deleted = await deps.store.transaction(async (store) => {
     const existing = await store.subscribers.findBySubscriberId(input.caller.environmentId, input.subscriberId);
     if (!existing || !(await store.subscribers.delete(input.caller.environmentId, existing._id, isoNow(deps.clock)))) {
       throw NotFoundError.subscriber(input.subscriberId);
     }
-    return { acknowledged: true, status: 'deleted' };
+    return existing;
   });
+  deps.realtime.subscriberChanged({ environmentId: input.caller.environmentId, subscriberRecordId: deleted._id });
+  return { acknowledged: true, status: 'deleted' };
 }

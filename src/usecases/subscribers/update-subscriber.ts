@@ -13,11 +13,14 @@ export interface UpdateSubscriberInput extends SubscriberProfileInput {
 export async function updateSubscriber(deps: Deps, input: UpdateSubscriberInput): Promise<Subscriber> {
   const { caller, subscriberId, ...profile } = input;
   validateProfile(profile);
-  return deps.store.transaction(async (store) => {
+  const updated = await deps.store.transaction(async (store) => {
     const existing = await store.subscribers.findBySubscriberId(caller.environmentId, subscriberId);
     if (!existing) throw NotFoundError.subscriber(subscriberId);
-    const updated = applyProfile(existing, profile, isoNow(deps.clock));
-    await store.subscribers.save(updated);
-    return updated;
+    const next = applyProfile(existing, profile, isoNow(deps.clock));
+    await store.subscribers.save(next);
+    return next;
   });
+  // Its Inbox shows the profile with every notification.
+  deps.realtime.subscriberChanged({ environmentId: caller.environmentId, subscriberRecordId: updated._id });
+  return updated;
 }
