@@ -115,7 +115,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   // Before auth: a preflight carries no Authorization header and is answered in this plugin's hook.
   await app.register(inboxCorsPlugin, { config: deps.config });
-  await app.register(cookie);
+  // No hooks: session-cookie.ts parses the Cookie header where a sign-in cookie counts and writes Set-Cookie itself.
+  await app.register(cookie, { hook: false });
   await app.register(authPlugin, { deps });
   await app.register(auditPlugin, { deps });
   await app.register(rateLimitPlugin, { deps });

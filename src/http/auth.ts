@@ -6,7 +6,7 @@ import type { Deps } from '../usecases/deps.js';
 import { authenticateCaller } from '../usecases/auth/authenticate-caller.js';
 import { authenticateDashboardSession, type DashboardSession } from '../usecases/dashboard/authenticate-dashboard-session.js';
 import { sameToken } from '../usecases/dashboard/opaque-tokens.js';
-import { SESSION_COOKIE } from './session-cookie.js';
+import { sessionCookieOf } from './session-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,8 +49,9 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) 
     const config = request.routeOptions.config ?? {};
     if (config.public || isDocsPath(request.url)) return;
     const inboxRoute = config.subscriber === true;
-    const sessionToken = request.cookies?.[SESSION_COOKIE];
-    if (!request.headers.authorization && sessionToken && !inboxRoute) {
+    // The cookie is parsed only where it could sign the caller in: no Authorization header, not an Inbox route.
+    const sessionToken = !request.headers.authorization && !inboxRoute ? sessionCookieOf(request) : undefined;
+    if (sessionToken) {
       const session = await authenticateDashboardSession(opts.deps, {
         sessionToken,
         environmentId: singleHeader(request, 'novu-environment-id'),
