@@ -71,12 +71,14 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   app.addSchema(ErrorBody);
   registerErrorHandler(app);
 
-  // One log line per request, never a header or body (they may carry keys and credentials).
-  app.addHook('onResponse', async (request, reply) => {
+  // One log line per request, never a header or body (they may carry keys and credentials). Synchronous, as are the
+  // other app-wide hooks whenever they have nothing to wait for: an async hook costs a promise on every request.
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
+    done();
   });
 
   await app.register(swagger, {
