@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { AuditEntry } from '../domain/dashboard.js';
 import { normalizeEmail } from '../domain/dashboard.js';
 import type { Deps } from '../usecases/deps.js';
@@ -79,8 +79,12 @@ export const UNAUDITED_DELETE_ROUTES: Record<string, string> = {
   'DELETE /v1/inbox/notifications/:id/delete': 'end-user action in the Inbox',
 };
 
+/**
+ * The audit hook is attached only to the routes of AUDITED_OPERATIONS (decided once per route, in onRoute), so every
+ * other request runs no audit code at all. A route's own onSend hooks run after the app-wide ones.
+ */
 export const auditPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
-  app.addHook('onSend', async (request, reply, payload) => {
+  const recordAnswer: onSendAsyncHookHandler = async (request, reply, payload) => {
     const rule = AUDITED_OPERATIONS[`${request.method} ${request.routeOptions.url}`];
     if (!rule) return payload;
     const succeeded = reply.statusCode >= 200 && reply.statusCode < 300;
@@ -92,6 +96,11 @@ export const auditPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps })
       request.log.error({ err: error }, 'audit log write failed');
     }
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.some((method) => AUDITED_OPERATIONS[`${method} ${route.url}`])) return;
+    route.onSend = [...[route.onSend ?? []].flat(), recordAnswer];
   });
 });
 

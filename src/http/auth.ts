@@ -1,12 +1,12 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.js';
 import type { Caller, SubscriberCaller } from '../domain/types.js';
 import type { Deps } from '../usecases/deps.js';
 import { authenticateCaller } from '../usecases/auth/authenticate-caller.js';
 import { authenticateDashboardSession, type DashboardSession } from '../usecases/dashboard/authenticate-dashboard-session.js';
 import { sameToken } from '../usecases/dashboard/opaque-tokens.js';
-import { SESSION_COOKIE } from './session-cookie.js';
+import { sessionCookieOf } from './session-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,35 +45,41 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const authPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   app.decorateRequest('caller', undefined);
   app.decorateRequest('dashboardSession', undefined);
-  app.addHook('onRequest', async (request) => {
+  // Synchronous for public routes; the others wait for their caller.
+  app.addHook('onRequest', (request, _reply, done) => {
     const config = request.routeOptions.config ?? {};
-    if (config.public || isDocsPath(request.url)) return;
-    const inboxRoute = config.subscriber === true;
-    const sessionToken = request.cookies?.[SESSION_COOKIE];
-    if (!request.headers.authorization && sessionToken && !inboxRoute) {
-      const session = await authenticateDashboardSession(opts.deps, {
-        sessionToken,
-        environmentId: singleHeader(request, 'novu-environment-id'),
-      });
-      if (!SAFE_METHODS.has(request.method)) {
-        const sent = singleHeader(request, 'x-csrf-token');
-        if (!sent || !sameToken(sent, session.csrfToken)) throw new ForbiddenError('CSRF token missing or invalid');
-        if (session.user.role !== 'admin' && !config.viewerAllowed) throw new ForbiddenError('Viewers cannot make changes');
-      }
-      if (config.adminOnly && session.user.role !== 'admin') throw new ForbiddenError('Only admins can do this');
-      request.caller = session.caller;
-      request.dashboardSession = { ...session, sessionToken };
-      return;
-    }
-    const caller = await authenticateCaller(opts.deps, request.headers.authorization);
-    if (inboxRoute && caller.kind !== 'subscriber') {
-      throw new UnauthorizedError('Inbox routes take a subscriber session token from POST /v1/inbox/session');
-    }
-    if (!inboxRoute && caller.kind === 'subscriber') throw new UnauthorizedError('A subscriber session token can only call /v1/inbox routes');
-    if (config.dashboardOnly) throw new ForbiddenError('This route needs a dashboard sign-in');
-    request.caller = caller;
+    if (config.public || isDocsPath(request.url)) return done();
+    authenticate(opts.deps, request, config).then(() => done(), done);
   });
 });
+
+async function authenticate(deps: Deps, request: FastifyRequest, config: FastifyContextConfig): Promise<void> {
+  const inboxRoute = config.subscriber === true;
+  // The cookie is parsed only where it could sign the caller in: no Authorization header, not an Inbox route.
+  const sessionToken = !request.headers.authorization && !inboxRoute ? sessionCookieOf(request) : undefined;
+  if (sessionToken) {
+    const session = await authenticateDashboardSession(deps, {
+      sessionToken,
+      environmentId: singleHeader(request, 'novu-environment-id'),
+    });
+    if (!SAFE_METHODS.has(request.method)) {
+      const sent = singleHeader(request, 'x-csrf-token');
+      if (!sent || !sameToken(sent, session.csrfToken)) throw new ForbiddenError('CSRF token missing or invalid');
+      if (session.user.role !== 'admin' && !config.viewerAllowed) throw new ForbiddenError('Viewers cannot make changes');
+    }
+    if (config.adminOnly && session.user.role !== 'admin') throw new ForbiddenError('Only admins can do this');
+    request.caller = session.caller;
+    request.dashboardSession = { ...session, sessionToken };
+    return;
+  }
+  const caller = await authenticateCaller(deps, request.headers.authorization);
+  if (inboxRoute && caller.kind !== 'subscriber') {
+    throw new UnauthorizedError('Inbox routes take a subscriber session token from POST /v1/inbox/session');
+  }
+  if (!inboxRoute && caller.kind === 'subscriber') throw new UnauthorizedError('A subscriber session token can only call /v1/inbox routes');
+  if (config.dashboardOnly) throw new ForbiddenError('This route needs a dashboard sign-in');
+  request.caller = caller;
+}
 
 function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];

@@ -42,65 +42,69 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
  * validation strips or defaults fields, so it is the body the client sent. The claim happens in
  * preHandler: a request that fails auth or validation never holds a key. onSend stores the answer
  * (or releases the claim on a 5xx); every answer to a request with a key echoes it.
+ * The hooks run on every request, not-found answers included, and are synchronous until a request holds a key:
+ * most requests carry none and pay no promise.
  */
 export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   const { deps } = opts;
   app.decorateRequest('idempotency', undefined);
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const key = idempotencyKeyOf(request);
     // Not for Inbox callers: keys are scoped by environment, so one subscriber could replay another's stored answer.
-    if (!key || !request.caller || request.caller.kind === 'subscriber' || !HONOURED_METHODS.has(request.method)) return;
+    if (!key || !request.caller || request.caller.kind === 'subscriber' || !HONOURED_METHODS.has(request.method)) return done();
     assertIdempotencyKey(key);
     request.idempotency = { key, environmentId: request.caller.environmentId, bodyHash: '', claimed: false, settled: false };
+    done();
   });
 
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.idempotency) request.idempotency.bodyHash = hashRequestBody(request.body);
+    done();
   });
 
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const state = request.idempotency;
-    if (!state) return;
-    const outcome = await claimIdempotencyKey(deps, {
-      environmentId: state.environmentId,
-      key: state.key,
-      method: request.method,
-      path: request.url,
-      bodyHash: state.bodyHash,
-    });
-    if (outcome.kind === 'claimed') {
-      state.claimed = true;
-      return;
-    }
-    void reply
-      .code(outcome.status)
-      .headers({ 'content-type': 'application/json; charset=utf-8', ...outcome.headers, 'idempotency-replay': 'true' });
-    return reply.send(outcome.body);
+    if (!state) return done();
+    claimIdempotencyKey(deps, { environmentId: state.environmentId, key: state.key, method: request.method, path: request.url, bodyHash: state.bodyHash }).then(
+      (outcome) => {
+        if (outcome.kind === 'claimed') {
+          state.claimed = true;
+          return done();
+        }
+        // Answered here: the handler does not run.
+        void reply
+          .code(outcome.status)
+          .headers({ 'content-type': 'application/json; charset=utf-8', ...outcome.headers, 'idempotency-replay': 'true' })
+          .send(outcome.body);
+      },
+      done,
+    );
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const key = idempotencyKeyOf(request);
     if (key) void reply.header('idempotency-key', key);
     const state = request.idempotency;
-    if (!state?.claimed || state.settled) return payload;
+    if (!state?.claimed || state.settled) return done(null, payload);
     state.settled = true;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-    try {
-      if (body === undefined) await releaseIdempotencyKey(deps, state);
-      else await finishIdempotencyKey(deps, { ...state, status: reply.statusCode, body, headers: storedHeaders(reply) });
-    } catch (error) {
-      // The answer itself is already decided; losing its stored copy must not turn it into an error.
-      request.log.warn({ err: error, idempotencyKey: state.key }, 'idempotency key not stored');
-    }
-    return payload;
+    const stored = body === undefined ? releaseIdempotencyKey(deps, state) : finishIdempotencyKey(deps, { ...state, status: reply.statusCode, body, headers: storedHeaders(reply) });
+    stored
+      .catch((error: unknown) => {
+        // The answer itself is already decided; losing its stored copy must not turn it into an error.
+        request.log.warn({ err: error, idempotencyKey: state.key }, 'idempotency key not stored');
+      })
+      .then(() => done(null, payload));
   });
 
   // A request that ended without onSend (hijacked reply) must not hold its key until expiry.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     const state = request.idempotency;
-    if (!state?.claimed || state.settled) return;
+    if (!state?.claimed || state.settled) return done();
     state.settled = true;
-    await releaseIdempotencyKey(deps, state).catch((error: unknown) => request.log.warn({ err: error }, 'idempotency key not released'));
+    releaseIdempotencyKey(deps, state)
+      .catch((error: unknown) => request.log.warn({ err: error }, 'idempotency key not released'))
+      .then(() => done());
   });
 });

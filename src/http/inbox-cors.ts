@@ -1,4 +1,3 @@
-import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
@@ -37,18 +36,44 @@ export function socketCorsOptions(config: Pick<Config, 'inbox'>) {
   };
 }
 
+/** Preflight answers, computed once: the methods and headers the Inbox client may use, cached by browsers for 10 minutes. */
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': INBOX_CORS_METHODS.join(', '),
+  'access-control-allow-headers': INBOX_CORS_HEADERS.join(', '),
+  'access-control-max-age': '600',
+};
+
+/**
+ * One synchronous onRequest hook, first of all, so a preflight (which carries no Authorization header) is answered
+ * before authentication. It answers as @fastify/cors did with a per-path options delegator (credentials off, strict
+ * preflight, `Vary: Origin` on every answer since the options depend on the request), without building and
+ * normalizing two option objects per request, which that plugin does whenever a delegator is given.
+ * - Not a browser-facing path, or an Origin not allowed: no CORS headers (the request goes on; a preflight then meets
+ *   authentication and the not-found answer of the OPTIONS route below).
+ * - Allowed: `Access-Control-Allow-Origin` (`*`, or the request's Origin when a list is configured); a preflight is
+ *   answered here: 204 with the methods, headers and max age, or 400 `Invalid Preflight Request` without an Origin or
+ *   `Access-Control-Request-Method`.
+ */
 export const inboxCorsPlugin = fp(async (app: FastifyInstance, opts: { config: Pick<Config, 'inbox'> }) => {
   const allowed = opts.config.inbox.allowedOrigins;
-  const inboxOptions: FastifyCorsOptions = {
-    origin: allowed.includes('*') ? '*' : (origin, callback) => callback(null, isInboxOriginAllowed(allowed, origin)),
-    methods: INBOX_CORS_METHODS,
-    allowedHeaders: INBOX_CORS_HEADERS,
-    credentials: false,
-    maxAge: 600,
-    strictPreflight: true,
-  };
-  await app.register(cors, {
-    hideOptionsRoute: true,
-    delegator: (request, callback) => callback(null, isBrowserFacingPath(request.url.split('?')[0]) ? inboxOptions : { origin: false }),
+  const anyOrigin = allowed.includes('*');
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header('vary', 'Origin');
+    const query = request.url.indexOf('?');
+    if (!isBrowserFacingPath(query === -1 ? request.url : request.url.slice(0, query))) return done();
+    const origin = request.headers.origin;
+    if (anyOrigin) void reply.header('access-control-allow-origin', '*');
+    else if (!isInboxOriginAllowed(allowed, origin)) return done();
+    else if (origin) void reply.header('access-control-allow-origin', origin);
+    if (request.method !== 'OPTIONS') return done();
+    if (!origin || !request.headers['access-control-request-method']) {
+      void reply.code(400).type('text/plain').send('Invalid Preflight Request');
+      return;
+    }
+    void reply.headers(PREFLIGHT_HEADERS).code(204).header('content-length', '0').send();
+  });
+  // Lets OPTIONS requests reach the hook above on every path; one the hook did not answer is not found.
+  app.options('*', { schema: { hide: true } }, (_request, reply) => {
+    reply.callNotFound();
   });
 });

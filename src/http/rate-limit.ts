@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
 import type { Deps } from '../usecases/deps.js';
 import { checkRateLimit, RateLimitExceeded, type RateLimitCategory, type RateLimitState } from '../usecases/requests/check-rate-limit.js';
 
@@ -37,18 +37,24 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { deps: Dep
       throw error;
     }
   };
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.caller) return;
+  // Synchronous for public routes (no caller: nothing to count); a counted request waits for its limit.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.caller) return done();
     // Inbox callers are counted per subscriber, so one busy browser cannot use up its environment's limit.
-    if (request.caller.kind === 'subscriber') return limit(reply, `subscriber:${request.caller.subscriberRecordId}`, 'inbox');
-    const path = request.routeOptions.url ?? request.url.split('?')[0];
-    return limit(reply, request.caller.environmentId, rateLimitCategory(request.method, path));
+    const counted =
+      request.caller.kind === 'subscriber'
+        ? limit(reply, `subscriber:${request.caller.subscriberRecordId}`, 'inbox')
+        : limit(reply, request.caller.environmentId, rateLimitCategory(request.method, request.routeOptions.url ?? request.url.split('?')[0]));
+    counted.then(() => done(), done);
   });
-  // The Inbox session route is public: it is counted per application identifier, read from the validated body.
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config?.inboxSession) return;
+  // The Inbox session route is public: it is counted per application identifier, read from the validated body. Its
+  // hook is attached to that route alone.
+  const limitInboxSession: preHandlerAsyncHookHandler = async (request, reply) => {
     const identifier = (request.body as { applicationIdentifier?: unknown } | undefined)?.applicationIdentifier;
     return limit(reply, `application:${typeof identifier === 'string' ? identifier : ''}`, 'inbox-session');
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.inboxSession) route.preHandler = [...[route.preHandler ?? []].flat(), limitInboxSession];
   });
 });
 

@@ -57,6 +57,24 @@ describe('Inbox CORS', () => {
       expect(apiPreflight.headers.get('access-control-allow-origin')).toBeNull();
       expect(apiPreflight.status).toBeGreaterThanOrEqual(400);
     });
+
+    it('caches preflights for 10 minutes, refuses one without Origin or Access-Control-Request-Method, and varies on Origin', async () => {
+      const answered = await preflight(server, '/v1/inbox/notifications/count', 'https://app.example.com');
+      expect(answered.headers.get('access-control-max-age')).toBe('600');
+      expect(answered.headers.get('content-length')).toBe('0');
+      expect(answered.headers.get('vary')).toBe('Origin');
+
+      const noMethod = await fetch(`${server.url}/v1/inbox/session`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com' } });
+      expect(noMethod.status).toBe(400);
+      expect(await noMethod.text()).toBe('Invalid Preflight Request');
+      const noOrigin = await fetch(`${server.url}/v1/inbox/session`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+      expect(noOrigin.status).toBe(400);
+
+      // The answer depends on the path and the Origin, so every answer says so to caches, CORS or not.
+      const api = await fetch(`${server.url}/v1/messages`, { headers: { authorization: `ApiKey ${server.devKey}` } });
+      expect(api.headers.get('vary')).toBe('Origin');
+      expect([...api.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    });
   });
 
   describe('with HERALD_INBOX_ALLOWED_ORIGINS', () => {
@@ -75,6 +93,8 @@ describe('Inbox CORS', () => {
       }
       const refused = await preflight(server, '/v1/inbox/session', 'https://evil.example.com');
       expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+      expect(refused.headers.get('access-control-allow-methods')).toBeNull();
+      expect(refused.status).toBeGreaterThanOrEqual(400);
     });
   });
 });

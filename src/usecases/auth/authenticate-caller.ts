@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { hashApiKey } from './api-keys.js';
 import { decodeJwt } from 'jose';
 import { verifySessionToken } from './session-tokens.js';
-import { SUBSCRIBER_TOKEN_TYPE, verifySubscriberToken } from './subscriber-tokens.js';
+import { recallSubscriberToken, SUBSCRIBER_TOKEN_TYPE, verifySubscriberToken, type SubscriberScope } from './subscriber-tokens.js';
 
 /**
  * Resolves the Authorization header to a caller, with the exact 401 messages of API-CONVENTIONS.md.
@@ -53,15 +53,19 @@ export async function authenticateCaller(
     return { kind: 'apiKey', environmentId: record.environmentId, organizationId: record.organizationId, actorId: record.id };
   }
   if (scheme === 'Bearer') {
+    // An Inbox client sends the same subscriber token with every request: one verified before is recalled.
+    const remembered = recallSubscriberToken(deps, credential);
+    if (remembered) return subscriberCaller(remembered);
     // Subscriber (Inbox) and dashboard tokens are told apart by their typ claim; each is then verified with its own key.
-    if (tokenType(credential) === SUBSCRIBER_TOKEN_TYPE) {
-      const scope = await verifySubscriberToken(deps, credential);
-      return { kind: 'subscriber', ...scope, actorId: scope.subscriberRecordId };
-    }
+    if (tokenType(credential) === SUBSCRIBER_TOKEN_TYPE) return subscriberCaller(await verifySubscriberToken(deps, credential, { remember: true }));
     const session = await verifySessionToken(deps, credential);
     return { kind: 'session', environmentId: session.environmentId, organizationId: session.organizationId, actorId: session.subject };
   }
   throw new UnauthorizedError(`Invalid authentication scheme: "${scheme}"`);
+}
+
+function subscriberCaller(scope: SubscriberScope): Caller {
+  return { kind: 'subscriber', ...scope, actorId: scope.subscriberRecordId };
 }
 
 function tokenType(token: string): unknown {

@@ -25,15 +25,38 @@ export interface SubscriberScope {
 
 type TokenDeps = Pick<Deps, 'clock' | 'sessionSecret' | 'config'>;
 
-const derivedKeys = new WeakMap<Uint8Array, Uint8Array>();
+/**
+ * How many verified tokens one signing secret remembers (recallSubscriberToken). An entry is the token and its scope,
+ * well under 1 KB; past the bound the oldest entry is forgotten, so a busier process re-verifies some tokens.
+ */
+export const REMEMBERED_SUBSCRIBER_TOKENS = 10_000;
+
+interface RememberedToken {
+  scope: SubscriberScope;
+  /** `exp` and `nbf`, in seconds: checked against the clock on every recall. */
+  expiresAt: number;
+  notBefore: number | undefined;
+}
+
+/** Per session secret: the derived signing key and the tokens verified with it (a new secret remembers nothing). */
+interface SigningState {
+  key: Uint8Array;
+  remembered: Map<string, RememberedToken>;
+}
+
+const signingStates = new WeakMap<Uint8Array, SigningState>();
+
+function signingStateOf(sessionSecret: Uint8Array): SigningState {
+  let state = signingStates.get(sessionSecret);
+  if (!state) {
+    state = { key: createHmac('sha256', sessionSecret).update('herald subscriber tokens v1').digest(), remembered: new Map() };
+    signingStates.set(sessionSecret, state);
+  }
+  return state;
+}
 
 function signingKey(sessionSecret: Uint8Array): Uint8Array {
-  let key = derivedKeys.get(sessionSecret);
-  if (!key) {
-    key = createHmac('sha256', sessionSecret).update('herald subscriber tokens v1').digest();
-    derivedKeys.set(sessionSecret, key);
-  }
-  return key;
+  return signingStateOf(sessionSecret).key;
 }
 
 export async function createSubscriberToken(deps: TokenDeps, scope: SubscriberScope): Promise<string> {
@@ -50,18 +73,47 @@ export async function createSubscriberToken(deps: TokenDeps, scope: SubscriberSc
 
 /**
  * Checks a subscriber token: HS256 signature (node:crypto, synchronously), issuer, audience, expiry, not-before and the
- * claims this module writes. Every Inbox request does this; jose's `jwtVerify` goes through WebCrypto (a key import
- * and a thread-pool job per call), which was a fifth of the server's CPU on `GET /v1/inbox/notifications/count` in
- * `npm run bench:inbox`. The checks are jose's for these options; a token with a `crit` header is refused (none is
- * understood), as jose does.
+ * claims this module writes. jose's `jwtVerify` goes through WebCrypto (a key import and a thread-pool job per call),
+ * which was a fifth of the server's CPU on `GET /v1/inbox/notifications/count` in `npm run bench:inbox`. The checks
+ * are jose's for these options; a token with a `crit` header is refused (none is understood), as jose does.
+ * With `remember`, an accepted token is kept for recallSubscriberToken: the HTTP routes pass it (an Inbox client sends
+ * the same token with every request), the socket server does not (a socket verifies once and keeps its scope).
  */
-export async function verifySubscriberToken(deps: Pick<Deps, 'clock' | 'sessionSecret'>, token: string): Promise<SubscriberScope> {
-  const scope = checkSubscriberToken(signingKey(deps.sessionSecret), token, Math.floor(deps.clock.now() / 1000));
-  if (!scope) throw new UnauthorizedError('Invalid or expired subscriber session token');
-  return scope;
+export async function verifySubscriberToken(
+  deps: Pick<Deps, 'clock' | 'sessionSecret'>,
+  token: string,
+  options: { remember?: boolean } = {},
+): Promise<SubscriberScope> {
+  const state = signingStateOf(deps.sessionSecret);
+  const verified = checkSubscriberToken(state.key, token, Math.floor(deps.clock.now() / 1000));
+  if (!verified) throw new UnauthorizedError('Invalid or expired subscriber session token');
+  if (options.remember && !state.remembered.has(token)) {
+    if (state.remembered.size >= REMEMBERED_SUBSCRIBER_TOKENS) state.remembered.delete(state.remembered.keys().next().value!);
+    state.remembered.set(token, verified);
+  }
+  return verified.scope;
 }
 
-function checkSubscriberToken(key: Uint8Array, token: string, nowSeconds: number): SubscriberScope | undefined {
+/**
+ * The scope of a token verified before with `remember` under this session secret, while the clock is within its
+ * expiry and not-before; undefined otherwise (an unknown, altered, expired or not yet valid token: verify it, which
+ * refuses what must be refused). Subscriber tokens are invalidated only by their expiry or by another session secret,
+ * and both are checked here. Keyed by the exact token text, so only the same token is recalled: an altered one is
+ * another key.
+ */
+export function recallSubscriberToken(deps: Pick<Deps, 'clock' | 'sessionSecret'>, token: string): SubscriberScope | undefined {
+  const remembered = signingStateOf(deps.sessionSecret).remembered;
+  const entry = remembered.get(token);
+  if (!entry) return undefined;
+  const nowSeconds = Math.floor(deps.clock.now() / 1000);
+  if (entry.expiresAt <= nowSeconds || (entry.notBefore !== undefined && entry.notBefore > nowSeconds)) {
+    remembered.delete(token);
+    return undefined;
+  }
+  return entry.scope;
+}
+
+function checkSubscriberToken(key: Uint8Array, token: string, nowSeconds: number): RememberedToken | undefined {
   const firstDot = token.indexOf('.');
   const secondDot = token.indexOf('.', firstDot + 1);
   if (firstDot <= 0 || secondDot <= firstDot + 1 || token.indexOf('.', secondDot + 1) !== -1) return undefined;
@@ -82,7 +134,7 @@ function checkSubscriberToken(key: Uint8Array, token: string, nowSeconds: number
   if (typ !== SUBSCRIBER_TOKEN_TYPE || typeof env !== 'string' || typeof org !== 'string' || typeof sid !== 'string' || typeof sub !== 'string') {
     return undefined;
   }
-  return { environmentId: env, organizationId: org, subscriberRecordId: sub, subscriberId: sid };
+  return { scope: { environmentId: env, organizationId: org, subscriberRecordId: sub, subscriberId: sid }, expiresAt: exp, notBefore: nbf };
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
