@@ -83,9 +83,13 @@ export async function buildServer({ ifStale = false, root = ROOT, quiet = false 
   const outDir = join(root, SERVER_BUILD_DIR);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [join(root, 'src', 'cli.ts')],
-    outfile: join(outDir, SERVER_ENTRY),
+    entryPoints: { cli: join(root, 'src', 'cli.ts') },
+    outdir: outDir,
     bundle: true,
+    // What src/ imports with import() (the scale-out implementations) goes into chunks loaded only then; they sit
+    // beside the entry, so paths relative to a module (src/http/dashboard.ts) keep their depth.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     // node_modules are loaded from node_modules, as from source: only Herald's own code is compiled.
     packages: 'external',
     format: 'esm',
@@ -99,11 +103,15 @@ export async function buildServer({ ifStale = false, root = ROOT, quiet = false 
   mkdirSync(outDir, { recursive: true });
   rmSync(join(outDir, BUILD_INFO), { force: true });
   let bytes = 0;
+  const written = new Set([BUILD_INFO]);
   for (const file of result.outputFiles) {
     writeFileSync(`${file.path}.tmp`, file.contents);
     renameSync(`${file.path}.tmp`, file.path);
+    written.add(file.path.slice(outDir.length + 1));
     if (file.path.endsWith('.js')) bytes += file.contents.length;
   }
+  // Chunks of earlier builds (their names carry a content hash). A server loads its chunks while it starts.
+  for (const name of readdirSync(outDir)) if (!written.has(name)) rmSync(join(outDir, name), { force: true });
   const info = join(outDir, BUILD_INFO);
   writeFileSync(`${info}.tmp`, JSON.stringify({ builtAt: new Date().toISOString(), sources: fingerprint }, null, 1) + '\n');
   renameSync(`${info}.tmp`, info);

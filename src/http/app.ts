@@ -145,7 +145,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {
-    const sockets = attachInboxSockets(app.server, { deps, fanout: options.realtime, originAllowed: (origin) => isInboxOriginAllowed(deps.config.inbox.allowedOrigins, origin) });
+    const sockets = await attachInboxSockets(app.server, { deps, fanout: options.realtime, originAllowed: (origin) => isInboxOriginAllowed(deps.config.inbox.allowedOrigins, origin) });
     // Open sockets would keep the HTTP server from closing: they go first.
     app.addHook('preClose', async () => sockets.close());
   }
