@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,27 @@ describe('the compiled build is used only while it matches the sources', () => {
     expect(serverBuildIsStale(root)).toBe(true);
     expect(await buildServer({ root, ifStale: true, quiet: true })).toBe(true);
     expect(freshServerBuild(root)).toBe(join(root, SERVER_BUILD_DIR, SERVER_ENTRY));
+  });
+});
+
+describe('the build', () => {
+  it('puts what src/ loads with import() in chunks beside the entry, and a rebuild removes the chunks it replaced', async () => {
+    const root = fixtureRoot();
+    writeFileSync(join(root, 'src', 'cli.ts'), "const { lazy } = await import('./nested/lazy.js');\nconsole.log(lazy);\n");
+    writeFileSync(join(root, 'src', 'nested', 'lazy.ts'), "export const lazy = 'first';\n");
+    const lazyChunks = () => readdirSync(join(root, SERVER_BUILD_DIR)).filter((name) => /^lazy-.*\.js$/.test(name));
+    const run = () => spawnSync(process.execPath, [join(root, SERVER_BUILD_DIR, SERVER_ENTRY)], { encoding: 'utf8' }).stdout.trim();
+
+    await buildServer({ root, quiet: true });
+    const first = lazyChunks();
+    expect(first).toHaveLength(1);
+    expect(run()).toBe('first');
+
+    writeFileSync(join(root, 'src', 'nested', 'lazy.ts'), "export const lazy = 'second';\n");
+    await buildServer({ root, ifStale: true, quiet: true });
+    expect(lazyChunks()).toHaveLength(1);
+    expect(lazyChunks()).not.toEqual(first);
+    expect(run()).toBe('second');
   });
 });
 
