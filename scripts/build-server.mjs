@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Compiles the server (src/ → dist/server/cli.js, one ES module; packages stay in node_modules) with esbuild, and
-// records a fingerprint of the sources it was built from. bin/herald.js runs that build only while the fingerprint
-// still matches the sources, and the TypeScript sources through tsx otherwise: compiled code is never stale code.
-// Why compile at all: through tsx an idle `herald start` holds ~50 MB more (the loader thread, ~400 transpiled
-// module texts and their source maps; BENCHMARKS.md, "The Inbox").
+// Compiles the server with esbuild (src/ → dist/server/cli.js, an ES module, and the chunks it loads with import();
+// packages stay in node_modules) and records a fingerprint of the sources it was built from. bin/herald.js runs that
+// build only while the fingerprint still matches the sources, and the TypeScript sources through tsx otherwise:
+// compiled code is never stale code.
+// Why compile at all: through tsx an idle `herald start` holds ~40 MB more (tsx's loader thread with a heap of its own,
+// the transpiled sources kept as text) and starts in twice the time (BENCHMARKS.md, "The Inbox").
 //
 //   node scripts/build-server.mjs             build
 //   node scripts/build-server.mjs --if-stale  build only when the sources changed since the last build (npm start)
