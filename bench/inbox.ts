@@ -26,6 +26,7 @@ import { promisify } from 'node:util';
 import type { HttpLoadOptions, HttpLoadResult } from './lib/http-load.js';
 import { median } from './lib/rounds.js';
 import { benchMode, positiveInteger } from './lib/cli-options.js';
+import { buildServer } from '../scripts/build-server.mjs';
 
 /**
  * `npm run bench:inbox`: the Inbox's costs (issue 14, point 8), in three parts.
@@ -42,6 +43,9 @@ import { benchMode, positiveInteger } from './lib/cli-options.js';
  *   authenticated as its own subscriber, and that process's RSS (from /proc) at every 1,000 sockets.
  *
  *   node --import tsx bench/inbox.ts [--mode embedded|scaleout] [--parts http,latency,sockets] [--sockets 10000]
+ *
+ * The herald processes run the compiled build, as `npm start` does (built first when stale); `--from-source` runs them
+ * from the sources through tsx.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_inbox_0123456789abcdef0123456789abcdef';
@@ -65,6 +69,7 @@ interface Options {
   sockets: number;
   output?: string;
   profile?: string;
+  fromSource: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -86,6 +91,7 @@ function parseOptions(argv: string[]): Options {
     .option('--sockets <n>', 'idle sockets opened in the sockets part', positiveInteger, 10_000)
     .option('--output <file>', 'JSON results file (default bench/results/inbox-<mode>.json)')
     .option('--profile <dir>', "write a CPU profile (.cpuprofile) of the server during each measured run of Herald's routes")
+    .option('--from-source', 'run the herald processes from the TypeScript sources (tsx) instead of the compiled build', false)
     .parse(argv);
   return program.opts<Options>();
 }
@@ -408,9 +414,26 @@ interface Deployment {
   close(): Promise<void>;
 }
 
-async function startDeployment(mode: Mode): Promise<Deployment> {
+/**
+ * The herald processes run what `npm start` runs: the compiled build (dist/server), built here when the sources
+ * changed since the last build; `--from-source` runs the sources through tsx instead (bin/herald.js).
+ */
+async function prepareServerCode(options: Options): Promise<'compiled' | 'source'> {
+  if (options.fromSource) return 'source';
+  if (await buildServer({ ifStale: true, quiet: true })) log('server built into dist/server');
+  return 'compiled';
+}
+
+async function startDeployment(mode: Mode, code: 'compiled' | 'source'): Promise<Deployment> {
   const encryptionKey = randomBytes(32).toString('hex');
-  const common = { HERALD_ENCRYPTION_KEY: encryptionKey, HERALD_BOOTSTRAP_SECRET_KEY: SECRET, HERALD_RATE_LIMIT: 'false', LOG_LEVEL: 'warn', HERALD_QUEUE_POLL_MS: '20' };
+  const common = {
+    HERALD_ENCRYPTION_KEY: encryptionKey,
+    HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
+    HERALD_RATE_LIMIT: 'false',
+    LOG_LEVEL: 'warn',
+    HERALD_QUEUE_POLL_MS: '20',
+    HERALD_FROM_SOURCE: code === 'source' ? '1' : '',
+  };
   if (mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-inbox-'));
     const herald: HeraldProcess = await startHerald({ ...common, HERALD_DATA_DIR: dataDir }, ['start']);
@@ -456,8 +479,8 @@ interface LatencyResult {
   triggerResponse: { p50: number; p99: number };
 }
 
-async function runLatencyPart(options: Options): Promise<LatencyResult> {
-  const deployment = await startDeployment(options.mode);
+async function runLatencyPart(options: Options, code: 'compiled' | 'source'): Promise<LatencyResult> {
+  const deployment = await startDeployment(options.mode, code);
   try {
     await api(deployment, 'POST', '/v2/workflows', {
       workflowId: WORKFLOW,
@@ -579,8 +602,8 @@ function openIdleSocket(url: string, token: string): Promise<WebSocket> {
   });
 }
 
-async function runSocketsPart(options: Options): Promise<SocketsResult> {
-  const deployment = await startDeployment(options.mode);
+async function runSocketsPart(options: Options, code: 'compiled' | 'source'): Promise<SocketsResult> {
+  const deployment = await startDeployment(options.mode, code);
   const open: WebSocket[] = [];
   try {
     const environment = (await api(deployment, 'GET', '/v1/environments/me')).data;
@@ -645,6 +668,10 @@ async function main(): Promise<void> {
     settings: options,
   };
   const lines: string[] = [];
+  // The latency and sockets parts talk to herald processes (the http part runs the app in this process).
+  const processParts = options.parts.includes('latency') || options.parts.includes('sockets');
+  const serverCode = processParts ? await prepareServerCode(options) : 'source';
+  if (processParts) results.heraldProcesses = serverCode === 'compiled' ? 'compiled build (dist/server)' : 'sources through tsx';
   if (options.parts.includes('http')) {
     const http = await runHttpPart(options);
     results.http = http;
@@ -664,7 +691,7 @@ async function main(): Promise<void> {
     }
   }
   if (options.parts.includes('latency')) {
-    const latency = await runLatencyPart(options);
+    const latency = await runLatencyPart(options, serverCode);
     results.latency = latency;
     lines.push(
       '',
@@ -673,7 +700,7 @@ async function main(): Promise<void> {
     );
   }
   if (options.parts.includes('sockets')) {
-    const sockets = await runSocketsPart(options);
+    const sockets = await runSocketsPart(options, serverCode);
     results.sockets = sockets;
     lines.push(
       '',

@@ -65,7 +65,7 @@ program
   .action(async () => {
     const config = loadConfig();
     // The database only: migrating must not need Redis (nor connect to it) when REDIS_URL is set.
-    const db = openDatabase(config);
+    const db = await openDatabase(config);
     try {
       const applied = await migrateToLatest(db, config.databaseUrl ? 'postgres' : 'sqlite');
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');

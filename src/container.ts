@@ -8,7 +8,6 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { Deps, Logger } from './usecases/deps.js';
 import { SecretBox, parseMasterKey } from './store/secret-box.js';
 import { openSqlite } from './store/sqlite/connection.js';
-import { openPostgres } from './store/postgres/connection.js';
 import { migrateToLatest } from './store/sql/migrate.js';
 import type { Database } from './store/sql/schema.js';
 import { SqlStore } from './store/sql/sql-store.js';
@@ -16,22 +15,19 @@ import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
 import { SqlQueue } from './queue/sql-queue.js';
-import { BullMqQueue } from './queue/bullmq-queue.js';
 import type { JobQueue } from './queue/ports.js';
-import type { IdempotencyStore, RateLimitStore } from './store/ports.js';
-import { openRedis, waitUntilReady } from './store/redis/connection.js';
-import { RedisIdempotencyStore } from './store/redis/idempotency-store.js';
-import { RedisRateLimitStore } from './store/redis/rate-limit-store.js';
+import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/ports.js';
 import { LocalRealtimeHub } from './realtime/local-hub.js';
 import { LocalKeyRevocations } from './store/local-key-revocations.js';
-import { RedisKeyRevocations } from './store/redis/key-revocations.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
-import { RedisRealtimeNotifier, socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
+import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
 import type { RealtimeNotifier } from './realtime/ports.js';
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
  * PostgreSQL, in-process queue or BullMQ). Everything it opens is closed by `close()`.
+ * The scale-out implementations (pg, ioredis, BullMQ, the socket.io Redis emitter) are imported only when configured:
+ * an embedded process does not load them (they were ~10 MB of its heap).
  */
 export interface Container {
   deps: Deps;
@@ -73,8 +69,10 @@ export function createLogger(config: Config): Logger {
 }
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */
-export function openDatabase(config: Config): Kysely<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openSqlite(config.dataDir);
+export async function openDatabase(config: Config): Promise<Kysely<Database>> {
+  if (!config.databaseUrl) return openSqlite(config.dataDir);
+  const { openPostgres } = await import('./store/postgres/connection.js');
+  return openPostgres(config.databaseUrl, config.databasePoolSize);
 }
 
 /**
@@ -86,7 +84,7 @@ export async function openDatabaseOnly(
   clock: Clock = systemClock,
 ): Promise<{ deps: Pick<Deps, 'store' | 'clock' | 'config'>; close(): Promise<void> }> {
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
-  const db = openDatabase(config);
+  const db = await openDatabase(config);
   try {
     await migrateToLatest(db, dialect);
   } catch (error) {
@@ -102,7 +100,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const logger = options.logger ?? createLogger(config);
   const secretBox = new SecretBox(loadMasterKey(config));
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
-  const db = openDatabase(config);
+  const db = await openDatabase(config);
   if (options.migrate ?? true) await migrateToLatest(db, dialect);
 
   const store = new SqlStore(db, { dialect, secretBox });
@@ -151,6 +149,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
  * fail-fast command connection (workers open their own blocking one when they start consuming).
  */
 async function openRemoteServices(config: Config, redisUrl: string, logger: Logger, prefix: string) {
+  const [{ openRedis, waitUntilReady }, { BullMqQueue }, { RedisIdempotencyStore }, { RedisRateLimitStore }, { RedisKeyRevocations }, { RedisRealtimeNotifier }] =
+    await Promise.all([
+      import('./store/redis/connection.js'),
+      import('./queue/bullmq-queue.js'),
+      import('./store/redis/idempotency-store.js'),
+      import('./store/redis/rate-limit-store.js'),
+      import('./store/redis/key-revocations.js'),
+      import('./realtime/redis-notifier.js'),
+    ]);
   const redis = openRedis(redisUrl, 'command');
   try {
     await waitUntilReady(redis);
@@ -178,7 +185,7 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
       openAdapterClients: () => ({ pub: openRedis(redisUrl, 'worker'), sub: openRedis(redisUrl, 'worker') }),
     },
   };
-  let keyRevocations: RedisKeyRevocations;
+  let keyRevocations: KeyRevocations;
   try {
     keyRevocations = await RedisKeyRevocations.open(redis, redisUrl, prefix, logger);
   } catch (error) {

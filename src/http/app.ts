@@ -7,6 +7,7 @@ import type { Deps } from '../usecases/deps.js';
 import { errorBody, registerErrorHandler } from './error-handler.js';
 import { ErrorBody } from './schemas/common.js';
 import { strictBodyValidatorCompiler } from './schemas/strict-body.js';
+import { sharedSerializerBuilder } from './shared-serializers.js';
 import { parseQueryString } from './query-string.js';
 import { authPlugin } from './auth.js';
 import { inboxCorsPlugin, isInboxOriginAllowed } from './inbox-cors.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     trustProxy: false,
     // Repeated, bracketed (`a[]=`) and single query values all reach the schemas as one name (query-string.ts).
     routerOptions: { querystringParser: parseQueryString },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerBuilder() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are validated without type coercion; query, params and headers with it (see strict-body.ts).
@@ -147,7 +149,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {
-    const sockets = attachInboxSockets(app.server, { deps, fanout: options.realtime, originAllowed: (origin) => isInboxOriginAllowed(deps.config.inbox.allowedOrigins, origin) });
+    const sockets = await attachInboxSockets(app.server, { deps, fanout: options.realtime, originAllowed: (origin) => isInboxOriginAllowed(deps.config.inbox.allowedOrigins, origin) });
     // Open sockets would keep the HTTP server from closing: they go first.
     app.addHook('preClose', async () => sockets.close());
   }

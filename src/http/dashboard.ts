@@ -6,7 +6,10 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './error-handler.js';
 
-/** Where `npm run build:web` (vite, web/vite.config.ts) writes the dashboard. */
+/**
+ * Where `npm run build:web` (vite, web/vite.config.ts) writes the dashboard. Relative to this module, which is two
+ * levels below the repository root both as a source (src/http/) and compiled (dist/server/, scripts/build-server.mjs).
+ */
 export const DASHBOARD_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 export const DASHBOARD_PREFIX = '/dashboard';

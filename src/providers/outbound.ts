@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ProviderError, type ProviderContext } from './ports.js';
 
 /**
@@ -24,7 +24,7 @@ export interface OutboundOptions {
    * The connection pool, from createGuardedDispatcher with the same `allow`; one is created when absent. Share one
    * per process: each dispatcher keeps its own keep-alive connections.
    */
-  dispatcher?: Dispatcher;
+  dispatcher?: GuardedDispatcher;
 }
 
 interface BlockedRange {
@@ -229,9 +229,16 @@ export function createGuardedLookup(allow: string[], lookup: AddressLookup = def
   return guardedLookup;
 }
 
-/** The connection pool for fetch, connecting only through `createGuardedLookup`. */
-export function createGuardedDispatcher(allow: string[], lookup: AddressLookup = defaultLookup): Dispatcher {
-  return new Agent({ connect: { lookup: createGuardedLookup(allow, lookup) as never } });
+/** The connection pool for fetch, made on the first request that needs it. */
+export type GuardedDispatcher = () => Promise<Dispatcher>;
+
+/**
+ * The connection pool for fetch, connecting only through `createGuardedLookup`. It is made, and undici loaded, on the
+ * first outbound request: a process that never calls a vendor does not hold undici (~5 MB of an idle process).
+ */
+export function createGuardedDispatcher(allow: string[], lookup: AddressLookup = defaultLookup): GuardedDispatcher {
+  let agent: Promise<Dispatcher> | undefined;
+  return () => (agent ??= import('undici').then(({ Agent }) => new Agent({ connect: { lookup: createGuardedLookup(allow, lookup) as never } })));
 }
 
 /** A `lookup` as net.connect, tls.connect and http2.connect take it. */
@@ -267,7 +274,7 @@ export function createOutboundFetch(options: OutboundOptions): typeof fetch {
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent);
     try {
-      return await send(input, { ...init, headers, signal, redirect: init?.redirect ?? 'manual', dispatcher } as RequestInit);
+      return await send(input, { ...init, headers, signal, redirect: init?.redirect ?? 'manual', dispatcher: await dispatcher() } as RequestInit);
     } catch (error) {
       throw toProviderError(error, describeTarget(url), options.timeoutMs);
     }

@@ -1,6 +1,5 @@
 import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
-import { createAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
 import type { Deps } from '../usecases/deps.js';
 import { verifySubscriberToken } from '../usecases/auth/subscriber-tokens.js';
@@ -43,8 +42,10 @@ interface SocketData {
  * Counts are read only by a process that holds one of the subscriber's sockets, and at most one read per
  * subscriber runs at a time (events during it are answered by one more read after it).
  */
-export function attachInboxSockets(httpServer: HttpServer, options: InboxSocketServerOptions): InboxSocketServer {
+export async function attachInboxSockets(httpServer: HttpServer, options: InboxSocketServerOptions): Promise<InboxSocketServer> {
   const { deps, fanout } = options;
+  // Loaded only when scaled out: an embedded process never needs the Redis adapter (nor ioredis).
+  const createAdapter = fanout.kind === 'redis' ? (await import('@socket.io/redis-adapter')).createAdapter : undefined;
   const logger = deps.logger.child({ component: 'inbox-sockets' });
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(httpServer, {
     path: SOCKET_PATH,
@@ -125,7 +126,7 @@ export function attachInboxSockets(httpServer: HttpServer, options: InboxSocketS
   } else {
     const { pub, sub } = fanout.openAdapterClients();
     redisClients = [pub, sub];
-    io.adapter(createAdapter(pub, sub, { key: fanout.key }));
+    io.adapter(createAdapter!(pub, sub, { key: fanout.key }));
     // notification_received needs no code here: the adapter hands the emitter's packet to the room's local sockets.
     io.on(INBOX_CHANGED_EVENT as never, (audience: unknown) => {
       if (isInboxAudience(audience)) void sendCounts(audience);

@@ -2,7 +2,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-/** Runs the real `bin/herald.js` as a child process, the way a user starts Herald. */
+/**
+ * Runs the real `bin/herald.js` as a child process, the way a user starts Herald: the compiled build when it is
+ * current (`npm run build`), else the sources through tsx (bin/herald.js).
+ */
 export const HERALD_BIN = fileURLToPath(new URL('../../bin/herald.js', import.meta.url));
 
 export async function freePort(): Promise<number> {
@@ -25,9 +28,13 @@ export interface HeraldProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startHerald(env: Record<string, string>, args: string[] = ['start']): Promise<HeraldProcess> {
+export async function startHerald(
+  env: Record<string, string>,
+  args: string[] = ['start'],
+  options: { bin?: string } = {},
+): Promise<HeraldProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [HERALD_BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? HERALD_BIN, ...args], {
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

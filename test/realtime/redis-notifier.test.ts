@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisRealtimeNotifier } from '../../src/realtime/fanout.js';
+import { RedisRealtimeNotifier } from '../../src/realtime/redis-notifier.js';
 import { openRedis } from '../../src/store/redis/connection.js';
 import type { Logger } from '../../src/usecases/deps.js';
 import { buildMessage, buildSubscriber } from '../helpers/factories.js';

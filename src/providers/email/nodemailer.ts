@@ -1,5 +1,4 @@
 import { isIP, type LookupFunction } from 'node:net';
-import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Credentials } from '../../domain/types.js';
 import { booleanCredential, optionalCredential, requiredCredential } from '../credential-values.js';
@@ -86,12 +85,19 @@ function resolveOnce(lookup: LookupFunction, host: string): Promise<string> {
   });
 }
 
+/** nodemailer is loaded on the first SMTP send or check: a process that never uses SMTP does not hold it (~2 MB). */
+let loading: Promise<typeof import('nodemailer')> | undefined;
+async function createTransport(options: SMTPTransport.Options) {
+  loading ??= import('nodemailer').then((module) => module.default);
+  return (await loading).createTransport(options);
+}
+
 export const nodemailerProvider: ChannelProvider<'email'> = {
   id: ID,
   channel: 'email',
   async send(credentials, message, ctx) {
     const address = await guard(credentials, ctx);
-    const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs, address));
+    const transporter = await createTransport(transportOptions(credentials, ctx.timeoutMs, address));
     try {
       const info = await transporter.sendMail(toMailOptions(formatAddress(senderOf(credentials, message, ID)), message));
       return { id: info.messageId, date: new Date().toISOString(), raw: info.response };
@@ -104,7 +110,7 @@ export const nodemailerProvider: ChannelProvider<'email'> = {
   /** Connects and authenticates (SMTP verify) without sending anything. */
   async check(credentials, ctx) {
     const address = await guard(credentials, ctx);
-    const transporter = nodemailer.createTransport(transportOptions(credentials, ctx.timeoutMs, address));
+    const transporter = await createTransport(transportOptions(credentials, ctx.timeoutMs, address));
     try {
       await transporter.verify();
     } catch (error) {

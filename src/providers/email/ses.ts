@@ -1,4 +1,3 @@
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type { Credentials } from '../../domain/types.js';
 import { signRequest } from '../aws-sigv4.js';
 import { optionalCredential, requiredCredential } from '../credential-values.js';
@@ -38,6 +37,8 @@ async function signedCall(credentials: Credentials, ctx: ProviderContext, method
 }
 
 async function rawMime(from: string, message: EmailMessage): Promise<string> {
+  // Loaded on first use (only messages with attachments or headers need it), like nodemailer itself (nodemailer.ts).
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js');
   const composer = new MailComposer(toMailOptions(from, message));
   const mime = await composer.compile().build();
   return mime.toString('base64');
