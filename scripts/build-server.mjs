@@ -4,7 +4,7 @@
 // build only while the fingerprint still matches the sources, and the TypeScript sources through tsx otherwise:
 // compiled code is never stale code.
 // Why compile at all: through tsx an idle `herald start` holds ~40 MB more (tsx's loader thread with a heap of its own,
-// the transpiled sources kept as text) and starts in twice the time (BENCHMARKS.md, "The Inbox").
+// the transpiled sources kept as text) and starts in twice the time (docs/benchmarks-history.md, "The Inbox").
 //
 //   node scripts/build-server.mjs             build
 //   node scripts/build-server.mjs --if-stale  build only when the sources changed since the last build (npm start)

@@ -3,7 +3,7 @@ import { Novu } from '@novu/node';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
- * Every method of the legacy `@novu/node` 2.6.6 SDK, accounted for (the table in README.md, "@novu/node"):
+ * Every method of the legacy `@novu/node` 2.6.6 SDK, accounted for (the table in docs/novu-compatibility.md):
  * the served methods not exercised in the other novu-node-*.test.ts files are called here with their effect read
  * back; the methods Herald does not serve are called and answer 404; and the lists below cover all 98 methods.
  */

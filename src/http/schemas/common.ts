@@ -51,7 +51,7 @@ export const commonErrorResponses = {
 
 /** The optional header every operation accepts. */
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'Replays the first answer for 24 hours (see README)' })),
+  'idempotency-key': Type.Optional(Type.String({ description: 'Replays the first answer for 24 hours (see docs/api-conventions.md)' })),
 });
 
 export const Acknowledged = Type.Object({ acknowledged: Type.Boolean(), status: Type.String() });
