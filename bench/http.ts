@@ -1,0 +1,281 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Command } from 'commander';
+import { startHerald, freePort, type HeraldProcess } from '../test/helpers/herald-process.js';
+import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
+import { buildServer } from '../scripts/build-server.mjs';
+import { benchMode, positiveInteger, type BenchMode } from './lib/cli-options.js';
+
+/**
+ * `npm run bench:http -- --mode embedded|scaleout` (issue 24): the independent measurement, reproduced.
+ *
+ * Herald runs as `npm start` runs it (the compiled build, built first when stale) in processes of its own: `herald
+ * start` embedded; `herald migrate`, `herald api` and `herald worker` over PostgreSQL (a schema of its own in `test`)
+ * and a private Redis scaled out. Every load comes from autocannon (50 connections) in a separate process:
+ * 1. triggers: `POST /v1/events/trigger` of a one-step in-app workflow, a new subscriber per request; accepted/s =
+ *    201s over the load, then deliveries/s = in-app messages over the time until the last one exists;
+ * 2. `GET /v1/messages?subscriberId=…&limit=10` over `--list-subscribers` subscribers with 12 messages each, pages 0
+ *    and 1 in turn, and `GET /v1/notifications?limit=10&page=…` over the pages of the events, so consecutive requests
+ *    never ask for the same page;
+ * 3. a bare Fastify process answering the same bytes on the same URLs, under the same load, in the same run.
+ * Round trips per operation (SQL statements, Redis commands) are counted inside the Herald processes by a preloaded
+ * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const SECRET = 'sk_bench_http_0123456789abcdef0123456789abcdef';
+const WORKFLOW = 'bench-http';
+const COUNTER = join(here, 'lib', 'round-trip-counter.mjs');
+const LOAD = join(here, 'lib', 'http-load-process.mjs');
+const BARE = join(here, 'lib', 'bare-server.mjs');
+const run = promisify(execFile);
+
+interface Options {
+  mode: BenchMode;
+  duration: number;
+  connections: number;
+  listSubscribers: number;
+  fromSource: boolean;
+  output?: string;
+}
+
+interface LoadResult {
+  ok: number;
+  notOk: number;
+  errors: number;
+  statusCounts: Record<string, number>;
+  elapsedMs: number;
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p99: number; max: number };
+}
+
+interface RoundTrips { sqlStatements: number; redisCommands: number; redisRoundTrips: number }
+
+function parseOptions(argv: string[]): Options {
+  return new Command()
+    .name('bench:http')
+    .option('--mode <mode>', 'embedded (SQLite) or scaleout (PostgreSQL + Redis)', benchMode, 'embedded')
+    .option('--duration <seconds>', 'seconds of load per measurement', positiveInteger, 10)
+    .option('--connections <n>', 'autocannon connections', positiveInteger, 50)
+    .option('--list-subscribers <n>', 'subscribers the messages list rotates over (12 messages each)', positiveInteger, 300)
+    .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
+    .option('--output <file>', 'results file (default bench/results/http-<mode>.json)')
+    .parse(['node', 'bench:http', ...argv])
+    .opts<Options>();
+}
+
+const log = (message: string) => console.log(`[bench:http ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+async function load(options: Record<string, unknown>): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, [LOAD, JSON.stringify(options)], { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout) as LoadResult;
+}
+
+/** The Herald processes under test, with their round-trip counters. */
+interface Target {
+  url: string;
+  /** The process that answers HTTP, and (scale-out) the one that runs jobs. */
+  api: ChildProcess;
+  worker?: ChildProcess;
+  counterDir: string;
+  close(): Promise<void>;
+}
+
+async function startTarget(options: Options): Promise<Target> {
+  const counterDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-counts-'));
+  const env = {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${COUNTER}`.trim(),
+    BENCH_ROUND_TRIPS_DIR: counterDir,
+    HERALD_FROM_SOURCE: options.fromSource ? '1' : '',
+    LOG_LEVEL: 'warn',
+  };
+  if (options.mode === 'embedded') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-'));
+    const herald: HeraldProcess = await startHerald({ ...env, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET });
+    return {
+      url: herald.url,
+      api: herald.child,
+      counterDir,
+      async close() {
+        await herald.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+        rmSync(counterDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const processes: ScaleoutProcesses = await startScaleoutProcesses({ apis: 1, workers: 1, env: { ...env, HERALD_QUEUE_POLL_MS: '200' } });
+  return {
+    url: processes.apis[0]!.url,
+    api: processes.apis[0]!.child,
+    worker: processes.workers[0]!.child,
+    counterDir,
+    async close() {
+      await processes.close();
+      rmSync(counterDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function readCounts(target: Target, child: ChildProcess): Promise<RoundTrips> {
+  const file = join(target.counterDir, `${child.pid}.json`);
+  rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    if (readdirSync(target.counterDir).includes(`${child.pid}.json`)) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as RoundTrips;
+      } catch { /* half written */ }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`process ${child.pid} wrote no round-trip counts`);
+}
+
+function perOperation(before: RoundTrips, after: RoundTrips, operations: number) {
+  const per = (key: keyof RoundTrips) => Math.round(((after[key] - before[key]) / Math.max(1, operations)) * 100) / 100;
+  return { sqlStatements: per('sqlStatements'), redisCommands: per('redisCommands'), redisRoundTrips: per('redisRoundTrips') };
+}
+
+async function api(target: Target, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any; raw: Buffer }> {
+  const response = await fetch(`${target.url}${path}`, {
+    method,
+    headers: { authorization: `ApiKey ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const raw = Buffer.from(await response.arrayBuffer());
+  let json: unknown;
+  try { json = JSON.parse(raw.toString('utf8')); } catch { json = undefined; }
+  if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${raw.toString('utf8').slice(0, 300)}`);
+  return { status: response.status, json, raw };
+}
+
+async function inAppMessageCount(target: Target, key: string): Promise<number> {
+  const { json } = await api(target, key, 'GET', '/v1/messages?channel=in_app&limit=1');
+  return json.totalCount as number;
+}
+
+async function waitForMessages(target: Target, key: string, expected: number, timeoutMs: number): Promise<{ count: number; at: number }> {
+  const deadline = Date.now() + timeoutMs;
+  let count = 0;
+  // Requests still in flight when a load stops were accepted but not counted by the load generator: wait until the
+  // count reaches what was counted, then until it stops moving, and time the deliveries to the last change.
+  let lastChange = Date.now();
+  while (Date.now() < deadline) {
+    const now = await inAppMessageCount(target, key);
+    if (now !== count) { count = now; lastChange = Date.now(); }
+    if (count >= expected && Date.now() - lastChange >= 500) return { count, at: lastChange };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { count, at: lastChange };
+}
+
+async function startBare(bodies: Record<string, Buffer>): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BARE, JSON.stringify({ port, bodies: Object.fromEntries(Object.entries(bodies).map(([path, body]) => [path, body.toString('base64')])) })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('listening')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill('SIGKILL') };
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!options.fromSource && (await buildServer({ ifStale: true, quiet: true }))) log('server built into dist/server');
+  log(`mode ${options.mode}, ${options.connections} connections, ${options.duration} s per load, load average ${loadavg()[0]!.toFixed(2)}`);
+  const target = await startTarget(options);
+  const key = options.mode === 'embedded' ? SECRET : SCALEOUT_SECRET;
+  try {
+    await api(target, key, 'POST', '/v1/integrations', { providerId: 'novu', channel: 'in_app', active: true });
+    await api(target, key, 'POST', '/v2/workflows', {
+      workflowId: WORKFLOW, name: 'bench http',
+      steps: [{ name: 'inbox', type: 'in_app', controlValues: { subject: 'Bench {{payload.n}}', body: 'Hello {{subscriber.subscriberId}}: {{payload.text}}' } }],
+    });
+
+    // 1. Triggers, a new subscriber per request, and their deliveries.
+    const processes = [target.api, ...(target.worker ? [target.worker] : [])];
+    const countsBefore = await Promise.all(processes.map((child) => readCounts(target, child)));
+    const messagesBefore = await inAppMessageCount(target, key);
+    const loadStart = Date.now();
+    const triggers = await load({ kind: 'trigger', url: target.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` }, workflowId: WORKFLOW, subscriberPrefix: `bench-${Date.now().toString(36)}` });
+    const apiAfterLoad = await readCounts(target, target.api);
+    const accepted = triggers.statusCounts['201'] ?? 0;
+    log(`triggers: ${accepted} accepted in ${triggers.elapsedMs} ms (${Math.round(triggers.requestsPerSecond)}/s), other statuses ${JSON.stringify(triggers.statusCounts)}`);
+    const delivered = await waitForMessages(target, key, messagesBefore + accepted, 300_000);
+    const deliveredCount = delivered.count - messagesBefore;
+    const deliveriesPerSecond = (deliveredCount * 1000) / (delivered.at - loadStart);
+    const countsAfter = await Promise.all(processes.map((child) => readCounts(target, child)));
+    log(`deliveries: ${deliveredCount} in ${delivered.at - loadStart} ms (${Math.round(deliveriesPerSecond)}/s)`);
+    const roundTrips: Record<string, unknown> = options.mode === 'embedded'
+      ? { triggerWithDelivery: perOperation(countsBefore[0]!, countsAfter[0]!, deliveredCount) }
+      : { trigger: perOperation(countsBefore[0]!, apiAfterLoad, deliveredCount), delivery: perOperation(countsBefore[1]!, countsAfter[1]!, deliveredCount) };
+
+    // 2. Lists: subscribers with 12 messages each (pages 0 and 1 of 10), the events' pages.
+    const listPrefix = `list-${Date.now().toString(36)}`;
+    const listSubscribers = Array.from({ length: options.listSubscribers }, (_, i) => `${listPrefix}-${i}`);
+    const seedStart = await inAppMessageCount(target, key);
+    for (let round = 0; round < 12; round++) {
+      for (let i = 0; i < listSubscribers.length; i += 100) {
+        await api(target, key, 'POST', '/v1/events/trigger', { name: WORKFLOW, to: listSubscribers.slice(i, i + 100), payload: { n: round, text: 'x'.repeat(200) } });
+      }
+    }
+    const seeded = await waitForMessages(target, key, seedStart + 12 * listSubscribers.length, 300_000);
+    log(`lists: seeded ${seeded.count - seedStart} messages over ${listSubscribers.length} subscribers`);
+    const messagePaths = listSubscribers.flatMap((id) => [0, 1].map((page) => `/v1/messages?subscriberId=${id}&limit=10&page=${page}`));
+    const eventPages = Math.max(1, Math.min(2000, Math.floor(accepted / 10)));
+    const notificationPaths = Array.from({ length: eventPages }, (_, page) => `/v1/notifications?limit=10&page=${page}`);
+    const sample = {
+      messages: (await api(target, key, 'GET', messagePaths[0]!)).raw,
+      notifications: (await api(target, key, 'GET', notificationPaths[0]!)).raw,
+    };
+    const bare = await startBare({ '/v1/messages': sample.messages, '/v1/notifications': sample.notifications });
+    const lists: Record<string, unknown> = {};
+    try {
+      for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
+        const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
+        const before = await readCounts(target, target.api);
+        const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
+        const after = await readCounts(target, target.api);
+        lists[name] = {
+          bytes: sample[name].length,
+          heraldRps: Math.round(herald.requestsPerSecond),
+          bareRps: Math.round(bareResult.requestsPerSecond),
+          ratioToBare: Math.round((herald.requestsPerSecond / bareResult.requestsPerSecond) * 1000) / 1000,
+          latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
+          bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
+          statusCounts: herald.statusCounts,
+          roundTripsPerRequest: perOperation(before, after, herald.ok + herald.notOk),
+        };
+        log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
+      }
+    } finally {
+      bare.stop();
+    }
+
+    const result = {
+      mode: options.mode,
+      at: new Date().toISOString(),
+      machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] },
+      connections: options.connections,
+      durationSeconds: options.duration,
+      triggers: { accepted, acceptedPerSecond: Math.round(triggers.requestsPerSecond), latencyMs: triggers.latencyMs, statusCounts: triggers.statusCounts },
+      deliveries: { delivered: deliveredCount, perSecond: Math.round(deliveriesPerSecond) },
+      lists,
+      roundTrips,
+    };
+    console.log(JSON.stringify(result, null, 2));
+    const output = options.output ?? join(here, 'results', `http-${options.mode}.json`);
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(output, JSON.stringify(result, null, 2) + '\n');
+    log(`written to ${output}`);
+  } finally {
+    await target.close();
+  }
+}
+
+await main();

@@ -1,0 +1,49 @@
+// Preloaded into a Herald process by `npm run bench:http` (NODE_OPTIONS=--import ...): counts the round trips its
+// drivers make, with no change to Herald itself. SQL statements: pg's Client#query (each is one round trip to
+// PostgreSQL) and better-sqlite3's statement runs and execs (in-process calls, counted for comparison). Redis: every
+// command ioredis sends (BullMQ's scripts included); commands of one pipeline or MULTI are also counted as one round
+// trip. On SIGUSR2 the counts are written to $BENCH_ROUND_TRIPS_DIR/<pid>.json, so the bench reads them between phases.
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const require = createRequire(new URL('../../package.json', import.meta.url));
+const counts = { sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 };
+
+function wrap(prototype, name, count) {
+  const original = prototype?.[name];
+  if (typeof original !== 'function') return;
+  prototype[name] = function counted(...args) {
+    count(this, args);
+    return original.apply(this, args);
+  };
+}
+
+try {
+  const pg = require('pg');
+  wrap(pg.Client.prototype, 'query', () => (counts.sqlStatements += 1));
+} catch { /* not installed: nothing to count */ }
+
+try {
+  const Database = require('better-sqlite3');
+  const probe = new Database(':memory:');
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1'));
+  probe.close();
+  for (const name of ['run', 'get', 'all', 'iterate']) wrap(statementPrototype, name, () => (counts.sqlStatements += 1));
+  wrap(Database.prototype, 'exec', () => (counts.sqlStatements += 1));
+} catch { /* not installed */ }
+
+try {
+  const { Redis, Pipeline } = require('ioredis');
+  // A pipeline's commands reach sendCommand too (with the pipeline as their queue); they share one round trip.
+  wrap(Redis.prototype, 'sendCommand', (redis, [command]) => {
+    counts.redisCommands += 1;
+    if (!command?.pipelineIndex && command?.pipelineIndex !== 0) counts.redisRoundTrips += 1;
+  });
+  wrap(Pipeline?.prototype, 'exec', () => (counts.redisRoundTrips += 1));
+} catch { /* not installed */ }
+
+const dir = process.env.BENCH_ROUND_TRIPS_DIR;
+if (dir) {
+  process.on('SIGUSR2', () => writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(counts)));
+}
