@@ -25,7 +25,7 @@ function markdownFiles(): string[] {
   return files;
 }
 
-type Token = ReturnType<MarkdownIt['parse']>[number];
+type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 
 function* walkTokens(tokens: Token[]): Generator<Token> {
   for (const token of tokens) {
