@@ -55,8 +55,8 @@ export function headingAnchors(source: string): Set<string> {
 export function linkTargets(source: string): string[] {
   const targets: string[] = [];
   for (const token of walkTokens(markdown.parse(source, {}))) {
-    if (token.type === 'link_open') targets.push(token.attrGet('href') ?? '');
-    if (token.type === 'image') targets.push(token.attrGet('src') ?? '');
+    if (token.type === 'link_open') targets.push(String(token.attrGet('href') ?? ''));
+    if (token.type === 'image') targets.push(String(token.attrGet('src') ?? ''));
   }
   return targets;
 }
