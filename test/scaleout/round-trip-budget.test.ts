@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servicesAvailable } from '../helpers/databases.js';
+import { SCALEOUT_SECRET, startScaleoutProcesses, type ScaleoutProcesses } from '../helpers/scaleout-processes.js';
+
+/**
+ * The round-trip budget of the scale-out mode (issue 24): SQL statements and Redis commands per trigger, per in-app
+ * delivery and per list page, counted from the drivers inside real `herald api` and `herald worker` processes by the
+ * same preloaded wrapper `npm run bench:http` uses. A change that adds a round trip to one of these paths fails here
+ * and must raise the budget on purpose, with its reason.
+ *
+ * Operations run one at a time, so the API process's counts are exact. The worker's include its idle queue traffic
+ * while it waits for the next job (BullMQ's blocking reads), so its budget has that headroom.
+ */
+const COUNTER = fileURLToPath(new URL('../../bench/lib/round-trip-counter.mjs', import.meta.url));
+const PROCESS_TEST_MS = 240_000;
+
+interface Counts { sqlStatements: number; redisCommands: number; redisRoundTrips: number }
+
+/** Current figures (2026-11-25), per operation. */
+const BUDGET = {
+  trigger: { sqlStatements: 2, redisCommands: 5 },
+  // Measured 7.9-8.1 Redis commands: the worker's blocking reads while idle vary with timing.
+  delivery: { sqlStatements: 9, redisCommands: 10 },
+  messagesPage: { sqlStatements: 3, redisCommands: 4 },
+  notificationsPage: { sqlStatements: 3, redisCommands: 4 },
+};
+
+describe('scale-out round trips per operation', () => {
+  let processes: ScaleoutProcesses | undefined;
+  let counterDir: string;
+
+  beforeAll(async () => {
+    if (!(await servicesAvailable(['PostgreSQL', 'Redis']))) return;
+    counterDir = mkdtempSync(join(tmpdir(), 'herald-round-trips-'));
+    processes = await startScaleoutProcesses({
+      apis: 1,
+      workers: 1,
+      env: { NODE_OPTIONS: `--import ${COUNTER}`, BENCH_ROUND_TRIPS_DIR: counterDir },
+    });
+  }, PROCESS_TEST_MS);
+
+  afterAll(async () => {
+    await processes?.close();
+    if (counterDir) rmSync(counterDir, { recursive: true, force: true });
+  });
+
+  async function counts(child: ChildProcess): Promise<Counts> {
+    const file = join(counterDir, `${child.pid}.json`);
+    rmSync(file, { force: true });
+    child.kill('SIGUSR2');
+    for (let i = 0; i < 200; i++) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as Counts;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    throw new Error('no round-trip counts written');
+  }
+
+  const round = (value: number) => Math.round(value * 100) / 100;
+  const perOperation = (before: Counts, after: Counts, n: number) => ({
+    sqlStatements: round((after.sqlStatements - before.sqlStatements) / n),
+    redisCommands: round((after.redisCommands - before.redisCommands) / n),
+  });
+
+  it('keeps triggers, deliveries and list pages within their budget', async (context) => {
+    if (!processes) return context.skip();
+    const url = processes.apis[0]!.url;
+    const api = processes.apis[0]!.child;
+    const worker = processes.workers[0]!.child;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `ApiKey ${SCALEOUT_SECRET}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return response.json() as Promise<any>;
+    };
+    const inAppCount = async () => (await call('GET', '/v1/messages?channel=in_app&limit=1')).totalCount as number;
+    const untilMessages = async (expected: number) => {
+      const deadline = Date.now() + 30_000;
+      while ((await inAppCount()) < expected) {
+        if (Date.now() > deadline) throw new Error(`fewer than ${expected} in-app messages after 30 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    await call('POST', '/v1/integrations', { providerId: 'novu', channel: 'in_app', active: true });
+    await call('POST', '/v2/workflows', { workflowId: 'budget', name: 'budget', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hi {{subscriber.subscriberId}}' } }] });
+    await call('POST', '/v2/subscribers', { subscriberId: 'budget-subscriber' });
+    // Warm-up: the first trigger fills the per-process caches (keys, workflows, integrations).
+    await call('POST', '/v1/events/trigger', { name: 'budget', to: 'budget-subscriber', payload: {} });
+    await untilMessages(1);
+
+    const triggers = 10;
+    let trigger = { sqlStatements: 0, redisCommands: 0 };
+    let delivery = { sqlStatements: 0, redisCommands: 0 };
+    for (let i = 0; i < triggers; i++) {
+      const [apiBefore, workerBefore] = await Promise.all([counts(api), counts(worker)]);
+      await call('POST', '/v1/events/trigger', { name: 'budget', to: 'budget-subscriber', payload: { i } });
+      const apiAfterTrigger = await counts(api);
+      await untilMessages(i + 2);
+      const workerAfter = await counts(worker);
+      const t = perOperation(apiBefore, apiAfterTrigger, 1);
+      const d = perOperation(workerBefore, workerAfter, 1);
+      trigger = { sqlStatements: trigger.sqlStatements + t.sqlStatements / triggers, redisCommands: trigger.redisCommands + t.redisCommands / triggers };
+      delivery = { sqlStatements: delivery.sqlStatements + d.sqlStatements / triggers, redisCommands: delivery.redisCommands + d.redisCommands / triggers };
+    }
+
+    const page = async (path: string) => {
+      const before = await counts(api);
+      for (let i = 0; i < 10; i++) await call('GET', path);
+      return perOperation(before, await counts(api), 10);
+    };
+    const messagesPage = await page('/v1/messages?subscriberId=budget-subscriber&limit=10');
+    const notificationsPage = await page('/v1/notifications?limit=10');
+
+    const measured = {
+      trigger: perOperation({ sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 }, { ...trigger, redisRoundTrips: 0 }, 1),
+      delivery: perOperation({ sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 }, { ...delivery, redisRoundTrips: 0 }, 1),
+      messagesPage,
+      notificationsPage,
+    };
+    console.log(`[round trips] ${JSON.stringify(measured)}`);
+    for (const [operation, budget] of Object.entries(BUDGET)) {
+      const figures = measured[operation as keyof typeof measured];
+      expect(figures.sqlStatements, `${operation}: SQL statements`).toBeLessThanOrEqual(budget.sqlStatements);
+      expect(figures.redisCommands, `${operation}: Redis commands`).toBeLessThanOrEqual(budget.redisCommands);
+    }
+  }, PROCESS_TEST_MS);
+});
