@@ -46,7 +46,8 @@ const tags = ['Widget (legacy in-app clients)'];
 const security = [{ SubscriberSession: [] }];
 /** Every route but the session takes the subscriber token (the same token model as the Inbox; see http/auth.ts). */
 const subscriberOnly = { subscriber: true } as const;
-const Message = FeedItemSchema;
+/** Novu's message record (the feed item), with `deleted` for the remove answer. */
+const Message = Type.Object({ ...FeedItemSchema.properties, deleted: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 
 /**
  * `/v1/widgets/*`: what Novu's previous in-app widget calls (`@novu/notification-center`, `@novu/headless`, through
@@ -65,9 +66,11 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readCache?: I
   });
   // The widget turns a store query's unset fields into `seen=undefined` (URLSearchParams of an object holding
   // undefined): such a value means "not given", not a 400.
+  // A POST without a body (the mark-all calls with no feed) is an empty object, as Novu's body parser makes it.
   app.addHook('preValidation', (request, _reply, done) => {
     const query = request.query as Record<string, unknown> | undefined;
     if (query) for (const [name, value] of Object.entries(query)) if (value === 'undefined' || value === 'null') delete query[name];
+    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {};
     done();
   });
 
@@ -163,10 +166,10 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readCache?: I
       `/v1/widgets/messages/${path}`,
       {
         config: subscriberOnly,
-        schema: { tags, security, summary, body: Type.Optional(WidgetFeedBody), response: { 201: DataEnvelope(Type.Integer()), ...commonErrorResponses } },
+        schema: { tags, security, summary, body: WidgetFeedBody, response: { 201: DataEnvelope(Type.Integer()), ...commonErrorResponses } },
       },
       async (request, reply) => {
-        const feedId = request.body?.feedId;
+        const feedId = request.body.feedId;
         const data = await updateInboxNotifications(deps, { caller: subscriberCallerOf(request), action: path, feeds: feedsOf(feedId === undefined ? undefined : [feedId].flat()) });
         return reply.status(201).send({ data });
       },
