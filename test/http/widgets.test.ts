@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message, Subscriber } from '../../src/domain/types.js';
 import type { InboxEvent } from '../../src/realtime/ports.js';
@@ -380,6 +381,41 @@ describe('the widget routes (/v1/widgets)', () => {
     });
   });
 
+  describe('freshness and realtime', () => {
+    it('a read right after a write shows the write (the read cache, where on, is made stale by the write)', async () => {
+      const token = await tokenFor('w-fresh');
+      const subscriber = await subscriberOf('w-fresh');
+      const message = await insertMessage(server.deps.store, subscriber);
+      expect((await widget('GET', '/notifications/unseen?limit=100', token)).body).toEqual({ data: { count: 1 } });
+      expect((await widget('GET', '/notifications/feed?page=0', token)).body.data[0].seen).toBe(false);
+      expect((await widget('POST', '/messages/markAs', token, { messageId: message._id, mark: { seen: true } })).status).toBe(201);
+      expect((await widget('GET', '/notifications/unseen?limit=100', token)).body).toEqual({ data: { count: 0 } });
+      expect((await widget('GET', '/notifications/feed?page=0', token)).body.data[0].seen).toBe(true);
+    });
+
+    it('the socket takes the token in the handshake auth (as the React widget sends it); count events satisfy both client generations', async () => {
+      const token = await tokenFor('w-socket');
+      const subscriber = await subscriberOf('w-socket');
+      const [a] = [await insertMessage(server.deps.store, subscriber), await insertMessage(server.deps.store, subscriber)];
+      const socket = io(server.url, { transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
+      const received: Array<[string, any]> = [];
+      socket.onAny((name: string, payload: unknown) => received.push([name, payload]));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          socket.once('connect', () => resolve());
+          socket.once('connect_error', reject);
+        });
+        expect((await widget('POST', '/messages/markAs', token, { messageId: a._id, mark: { read: true, seen: true } })).status).toBe(201);
+        await expect.poll(() => received.map(([name]) => name).sort(), { timeout: 10_000 }).toEqual(['unread_count_changed', 'unseen_count_changed']);
+        const payload = (name: string) => received.find(([event]) => event === name)![1];
+        expect(payload('unread_count_changed')).toEqual({ unreadCount: 1, hasMore: false, counts: { total: 1, severity: { high: 0, medium: 0, low: 0, none: 1 } } });
+        expect(payload('unseen_count_changed')).toEqual({ unseenCount: 1, hasMore: false });
+      } finally {
+        socket.close();
+      }
+    });
+  });
+
   describe('organization, usage log, preferences', () => {
     let token: string;
     let workflowId: string;
@@ -442,5 +478,38 @@ describe('the widget routes (/v1/widgets)', () => {
       const row = (await widget('GET', '/preferences', token)).body.data.find((r: any) => r.template._id === workflowId);
       expect(row.preference.channels).toEqual({ in_app: true, email: false });
     });
+  });
+});
+
+describe('widget rate limits (the Inbox’s)', () => {
+  let server: TestServer;
+  let identifier: string;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { HERALD_RATE_LIMIT_WINDOW_SECONDS: '3600', HERALD_RATE_LIMIT_INBOX: '3', HERALD_RATE_LIMIT_INBOX_SESSION: '3' } });
+    identifier = (await server.request('GET', '/v1/environments/me')).body.data.identifier;
+    expect((await server.request('POST', '/v1/integrations', { body: { providerId: 'novu', channel: 'in_app', name: 'In-app', active: true } })).status).toBe(201);
+  });
+  afterAll(async () => server?.close());
+
+  const session = (subscriberId: string) =>
+    server.request('POST', '/v1/widgets/session/initialize', { key: null, body: { applicationIdentifier: identifier, subscriberId, hmacHash: null } });
+
+  it('limits each subscriber on its own (429 JSON with a message), and the session route per application identifier', async () => {
+    const first = (await session('limited-a')).body.data.token as string;
+    const second = (await session('limited-b')).body.data.token as string;
+    for (let i = 0; i < 3; i++) expect((await server.request('GET', '/v1/widgets/notifications/unseen', { bearer: first })).status).toBe(200);
+    const limited = await server.request('GET', '/v1/widgets/notifications/feed', { bearer: first });
+    expect(limited.status).toBe(429);
+    expectErrorBody(limited.body, 429, '/v1/widgets/notifications/feed');
+    expect(limited.body.message).toBe('API rate limit exceeded');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await server.request('GET', '/v1/widgets/notifications/unseen', { bearer: second })).status).toBe(200);
+
+    // Two sessions were made; the third fits the limit of 3, the fourth does not.
+    expect((await session('limited-c')).status).toBe(201);
+    const flood = await session('limited-d');
+    expect(flood.status).toBe(429);
+    expectErrorBody(flood.body, 429, '/v1/widgets/session/initialize');
+    expect(await server.deps.store.subscribers.findBySubscriberId(server.devEnvironmentId, 'limited-d')).toBeUndefined();
   });
 });
