@@ -62,7 +62,7 @@ export async function serveWidgetPage(settings: WidgetPageSettings): Promise<Wid
   const script = await bundleWidgetApp();
   const html = (pageSettings: WidgetPageSettings) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>Herald legacy widget</title><link rel="icon" href="data:,">
-<style>body { font-family: system-ui, sans-serif; margin: 0; padding: 24px 24px 24px 420px; background: #f5f5f7; min-height: 720px; }</style>
+<style>body { font-family: system-ui, sans-serif; margin: 0; padding: 24px 120px 24px 24px; background: #f5f5f7; min-height: 720px; } #root { display: flex; justify-content: flex-end; }</style>
 </head><body><div id="root"></div>
 <script>window.HERALD_WIDGET = ${JSON.stringify(pageSettings)};</script>
 <script type="module" src="/app.js"></script></body></html>`;
