@@ -350,6 +350,20 @@ describe('the widget routes (/v1/widgets)', () => {
       expect((await widget('POST', '/messages/read', token2)).body).toEqual({ data: 0 });
     });
 
+    it('the server-side mark-all (POST /v1/subscribers/{id}/messages/mark-all) honours the same step feeds', async () => {
+      await tokenFor('w-server-feeds');
+      const subscriber = await subscriberOf('w-server-feeds');
+      const news = await insertMessage(server.deps.store, subscriber, { _feedId: 'news' });
+      const plain = await insertMessage(server.deps.store, subscriber);
+      const marked = await server.request('POST', '/v1/subscribers/w-server-feeds/messages/mark-all', { body: { markAs: 'read', feedIdentifier: ['news'] } });
+      expect(marked.status, marked.text).toBe(201);
+      expect(marked.body).toEqual({ data: 1 });
+      const stored = await serverSide('w-server-feeds');
+      expect(stored.find((m) => m._id === news._id)).toMatchObject({ read: true, seen: true });
+      expect(stored.find((m) => m._id === plain._id)).toMatchObject({ read: false, seen: false });
+      expect((await server.request('POST', '/v1/subscribers/w-server-feeds/messages/mark-all', { body: { markAs: 'read', feedIdentifier: 'nothing' } })).body).toEqual({ data: 0 });
+    });
+
     it('DELETE /messages/:id answers 200 with the message; bulk delete 200; DELETE /messages (of a feed) 204', async () => {
       const token3 = await tokenFor('w-remove');
       const subscriber = await subscriberOf('w-remove');
