@@ -5,7 +5,9 @@ import type { InboxFilter } from '../../domain/inbox.js';
 import type { MarkAs, Message, SubscriberCaller } from '../../domain/types.js';
 import type { Store } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
+import { deleteInboxNotification } from '../inbox/inbox-notifications.js';
 import { feedSubscriberOf, type FeedItem } from '../inbox/subscriber-feed.js';
+import { markMessagesAs } from '../messages/mark-messages-as.js';
 
 /**
  * The older widget's message operations (`/v1/widgets/*`, widget-client-protocol.md §3) on the caller's own in-app
@@ -94,31 +96,22 @@ export async function countWidgetMessages(deps: Pick<Deps, 'store'>, input: { ca
 /**
  * Marks some of the caller's messages (`markAs` with `{seen, read}`, `mark-as` with one mark), all or nothing: an id
  * that is not one of the caller's in-app messages is a 404 naming it, checked before any write. Answers the updated
- * messages in the order of the ids.
+ * messages.
  */
 export async function markWidgetMessages(deps: Deps, input: { caller: SubscriberCaller; messageIds: string[]; marks: MarkAs[] }): Promise<FeedItem[]> {
-  const { caller } = input;
   const ids = [...new Set(input.messageIds)];
   if (ids.length === 0) throw new ValidationError(['messageId is required']);
-  const updated = await deps.store.transaction(async (store) => {
-    await findOwn(store, caller, ids);
-    const at = isoNow(deps.clock);
-    let messages: Message[] = [];
-    for (const mark of input.marks) messages = await store.messages.markAs(caller.environmentId, ids, mark, at);
-    return messages;
-  });
-  deps.realtime.messagesChanged(audienceOf(caller));
-  return (await withOwnSubscriber(deps.store, caller, updated)).map(toWidgetMessage);
+  // The server-side mark-as, for the caller's own subscriber: the same checks, writes and announcements.
+  const marked = await markMessagesAs(deps, { caller: input.caller, subscriberId: input.caller.subscriberId, messageId: ids, markAs: input.marks });
+  return marked.map(toWidgetMessage);
 }
 
-/** DELETE /v1/widgets/messages/:messageId: a soft delete; answers the message as deleted. */
+/** DELETE /v1/widgets/messages/:messageId: the Inbox's delete (soft, announced); answers the message as deleted. */
 export async function removeWidgetMessage(deps: Deps, input: { caller: SubscriberCaller; messageId: string }): Promise<FeedItem> {
   const { caller } = input;
-  const at = isoNow(deps.clock);
   const [message] = await findOwn(deps.store, caller, [input.messageId]);
-  if (!(await deps.store.messages.softDelete(caller.environmentId, message._id, at))) throw messageNotFound(input.messageId);
-  deps.realtime.messagesChanged(audienceOf(caller));
-  const [deleted] = await withOwnSubscriber(deps.store, caller, [{ ...message, deleted: true, updatedAt: at }]);
+  await deleteInboxNotification(deps, { caller, id: message._id });
+  const [deleted] = await withOwnSubscriber(deps.store, caller, [{ ...message, deleted: true, updatedAt: isoNow(deps.clock) }]);
   return toWidgetMessage(deleted);
 }
 
