@@ -98,6 +98,9 @@ describe('the widget routes (/v1/widgets)', () => {
       for (const body of [{}, { applicationIdentifier: devIdentifier }, { applicationIdentifier: devIdentifier, subscriberId: 5 }, { applicationIdentifier: devIdentifier, subscriberId: '  ' }]) {
         expectJsonError(await session(body), 400);
       }
+      const badEmail = await session({ applicationIdentifier: devIdentifier, subscriberId: 'w-bad-email', hmacHash: createHmac('sha256', server.devKey).update('w-bad-email').digest('hex'), email: 'not-an-email' });
+      expectJsonError(badEmail, 400);
+      expect(await server.deps.store.subscribers.findBySubscriberId(server.devEnvironmentId, 'w-bad-email')).toBeUndefined();
       const notJson = await server.request('POST', '/v1/widgets/session/initialize', { key: null, headers: { 'content-type': 'application/json' }, rawBody: '{"applicationIdentifier":' });
       expectJsonError(notJson, 400);
     });
@@ -183,6 +186,9 @@ describe('the widget routes (/v1/widgets)', () => {
         subscriber: { _id: ada._id, subscriberId: 'w-feed' },
         createdAt: at(3),
       });
+      // Server-side material stays on the server.
+      expect(item).not.toHaveProperty('template');
+      expect(item).not.toHaveProperty('overrides');
       expect(typeof item._templateId).toBe('string');
       expect(typeof item._jobId).toBe('string');
       expect(typeof item.transactionId).toBe('string');

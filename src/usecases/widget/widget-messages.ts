@@ -53,10 +53,15 @@ function payloadFilterOf(encoded: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The stored message as the widget's clients read it (Novu's feed item: `_jobId`, `_templateId` strings, `archived`). */
+/**
+ * The stored message as the widget's clients read it (Novu's feed item: `_jobId`, `_templateId` strings, `archived`).
+ * It goes to a browser: the workflow's stored definition and the trigger's `overrides` (provider settings) stay on
+ * the server, and the subscriber is the feed's short profile; the trigger `payload` is part of the widget's contract.
+ */
 export function toWidgetMessage(message: Message): FeedItem {
+  const { template: _template, overrides: _overrides, ...shown } = message;
   return {
-    ...message,
+    ...shown,
     subscriber: message.subscriber ? feedSubscriberOf(message.subscriber) : undefined,
     _jobId: message._jobId ?? '',
     _templateId: message._templateId ?? '',
