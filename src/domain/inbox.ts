@@ -103,6 +103,37 @@ export interface InboxFilter {
   /** Inclusive bounds on `createdAt`, ISO instants. */
   createdGte?: string;
   createdLte?: string;
+  /** The legacy widget's `feedIdentifier`: messages of any of these feeds (the in-app step's `feedIdentifier`). */
+  feeds?: string[];
+  /** The legacy widget's `payload`: a partial match on the trigger payload (see matchesPayloadFilter). */
+  payload?: Record<string, unknown>;
+}
+
+/** Whether a filter has conditions checked on the stored documents rather than in SQL (data, feeds, payload). */
+export function hasDocumentConditions(filter: InboxFilter): boolean {
+  return filter.data !== undefined || filter.feeds !== undefined || filter.payload !== undefined;
+}
+
+/** The document conditions of a filter (data, feeds, payload) for one message. */
+export function matchesDocumentConditions(message: { data?: Record<string, unknown>; _feedId?: string | null; payload?: Record<string, unknown> }, filter: InboxFilter): boolean {
+  if (filter.data !== undefined && !matchesDataFilter(message.data, filter.data)) return false;
+  if (filter.feeds !== undefined && !(typeof message._feedId === 'string' && filter.feeds.includes(message._feedId))) return false;
+  if (filter.payload !== undefined && !matchesPayloadFilter(message.payload, filter.payload)) return false;
+  return true;
+}
+
+/**
+ * Novu's feed `payload` filter: the object is flattened to its leaf paths (`{a: {b: 1}}` is `a.b = 1`) and each leaf
+ * must equal the payload's value there; other payload keys do not matter. An empty object matches everything.
+ */
+export function matchesPayloadFilter(payload: Record<string, unknown> | undefined, filter: Record<string, unknown>): boolean {
+  return Object.entries(filter).every(([key, expected]) => {
+    const actual = payload?.[key];
+    if (expected !== null && typeof expected === 'object' && !Array.isArray(expected) && Object.keys(expected).length > 0) {
+      return actual !== null && typeof actual === 'object' && !Array.isArray(actual) && matchesPayloadFilter(actual as Record<string, unknown>, expected as Record<string, unknown>);
+    }
+    return jsonEqual(actual, expected);
+  });
 }
 
 /**

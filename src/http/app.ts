@@ -33,6 +33,7 @@ import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
+import { widgetRoutes } from './routes/widgets.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
 import { InboxReadCache } from './inbox-read-cache.js';
@@ -92,7 +93,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
         securitySchemes: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey <secret key>`' },
           Session: { type: 'http', scheme: 'bearer', description: 'Session token from `herald token create`' },
-          SubscriberSession: { type: 'http', scheme: 'bearer', description: 'Subscriber token from `POST /v1/inbox/session` (the /v1/inbox routes only)' },
+          SubscriberSession: { type: 'http', scheme: 'bearer', description: 'Subscriber token from `POST /v1/inbox/session` or `POST /v1/widgets/session/initialize` (the /v1/inbox and /v1/widgets routes only)' },
           DashboardSession: {
             type: 'apiKey',
             in: 'cookie',
@@ -145,7 +146,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(dashboardActivityRoutes, { deps });
   await app.register(preferencesRoutes, { deps });
   await app.register(environmentsRoutes, { deps });
-  await app.register(inboxClientRoutes, { deps, readCache: inboxReadCacheOf(app, deps, options.realtime) });
+  const readCache = inboxReadCacheOf(app, deps, options.realtime);
+  await app.register(inboxClientRoutes, { deps, readCache });
+  await app.register(widgetRoutes, { deps, readCache });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {

@@ -77,6 +77,9 @@ export const UNAUDITED_DELETE_ROUTES: Record<string, string> = {
   // POST /v1/inbox/notifications/delete): an end user's action on their own feed, not an operator's, and as
   // frequent as reading.
   'DELETE /v1/inbox/notifications/:id/delete': 'end-user action in the Inbox',
+  // The same end-user deletions from the older widget (/v1/widgets, a subscriber session).
+  'DELETE /v1/widgets/messages/:messageId': 'end-user action in the legacy widget',
+  'DELETE /v1/widgets/messages': 'end-user action in the legacy widget',
 };
 
 /**

@@ -74,7 +74,7 @@ async function authenticate(deps: Deps, request: FastifyRequest, config: Fastify
   }
   const caller = await authenticateCaller(deps, request.headers.authorization);
   if (inboxRoute && caller.kind !== 'subscriber') {
-    throw new UnauthorizedError('Inbox routes take a subscriber session token from POST /v1/inbox/session');
+    throw new UnauthorizedError('Inbox routes take a subscriber session token from POST /v1/inbox/session (widget routes: POST /v1/widgets/session/initialize)');
   }
   if (!inboxRoute && caller.kind === 'subscriber') throw new UnauthorizedError('A subscriber session token can only call /v1/inbox routes');
   if (config.dashboardOnly) throw new ForbiddenError('This route needs a dashboard sign-in');

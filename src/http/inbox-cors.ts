@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 
 /**
- * CORS for the browser-facing parts only: the Inbox routes (`/v1/inbox/*`) and the realtime socket (`/socket.io/`).
+ * CORS for the browser-facing parts only: the Inbox routes (`/v1/inbox/*`), the older widget's (`/v1/widgets/*`) and
+ * the realtime socket (`/socket.io/`).
  * Every other route answers without CORS headers, so a browser page cannot call the secret-key API. The Inbox uses
  * bearer tokens and no cookies, so any origin is allowed unless HERALD_INBOX_ALLOWED_ORIGINS lists some.
  */
@@ -12,9 +13,9 @@ import type { Config } from '../config.js';
 export const INBOX_CORS_HEADERS = ['authorization', 'content-type', 'novu-api-version', 'novu-client-version', 'novu-application-identifier'];
 export const INBOX_CORS_METHODS = ['GET', 'POST', 'PATCH', 'DELETE'];
 
-/** True when `path` is served with CORS: the Inbox routes and the socket.io endpoint. */
+/** True when `path` is served with CORS: the Inbox and widget routes and the socket.io endpoint. */
 export function isBrowserFacingPath(path: string): boolean {
-  return path.startsWith('/v1/inbox/') || path === '/socket.io' || path.startsWith('/socket.io/');
+  return path.startsWith('/v1/inbox/') || path.startsWith('/v1/widgets/') || path === '/socket.io' || path.startsWith('/socket.io/');
 }
 
 /**

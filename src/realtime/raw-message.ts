@@ -16,6 +16,8 @@ export interface RealtimeMessage {
   _templateId: string | null;
   transactionId: string;
   templateIdentifier?: string;
+  /** The older widget's feed (the in-app step's `feedIdentifier`). */
+  _feedId?: string;
   channel: string;
   content: string;
   subject?: string;
@@ -66,6 +68,7 @@ export function toRealtimeMessage(message: Message): RealtimeMessage {
     _templateId: message._templateId ?? null,
     transactionId: message.transactionId,
     templateIdentifier: message.templateIdentifier ?? identifier,
+    _feedId: typeof message._feedId === 'string' ? message._feedId : undefined,
     channel: message.channel,
     content: typeof message.content === 'string' ? message.content : '',
     subject: message.subject,

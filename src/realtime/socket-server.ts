@@ -66,7 +66,7 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
 
   io.use((socket, next) => {
     const token = handshakeToken(socket);
-    if (!token) return next(unauthorized('a subscriber session token is required (handshake query "token")'));
+    if (!token) return next(unauthorized('a subscriber session token is required (handshake query "token" or auth "token")'));
     verifySubscriberToken(deps, token).then(
       (scope) => {
         socket.data.audience = { environmentId: scope.environmentId, subscriberRecordId: scope.subscriberRecordId };
@@ -103,8 +103,9 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
         state.again = false;
         if (!holdsSocketsOf(room)) break;
         const badges = await countInboxBadges(deps, audience);
-        io.local.to(room).emit('unread_count_changed', { counts: badges.unreadCount });
-        io.local.to(room).emit('unseen_count_changed', { unseenCount: badges.unseenCount });
+        // One payload for both client generations: @novu/js 3.x reads `counts`, the older widget `unreadCount`.
+        io.local.to(room).emit('unread_count_changed', { counts: badges.unreadCount, unreadCount: badges.widgetUnreadCount, hasMore: badges.widgetUnreadHasMore });
+        io.local.to(room).emit('unseen_count_changed', { unseenCount: badges.unseenCount, hasMore: badges.unseenHasMore });
       } while (state.again);
     } catch (error) {
       logger.warn({ err: error, room }, 'inbox counts could not be sent');

@@ -253,7 +253,7 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * A read route's 200 answer: the kept bytes when the subscriber's Inbox has not changed since they were read,
  * otherwise `read()` serialized by the route's own response schema (and kept). Errors are thrown as usual, never kept.
  */
-async function answerWithReadCache(
+export async function answerWithReadCache(
   cache: InboxReadCache | undefined,
   caller: SubscriberCaller,
   url: string,

@@ -1,6 +1,6 @@
 import { sql, type Compilable, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
-import { matchesDataFilter, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
+import { hasDocumentConditions, matchesDocumentConditions, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
 import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
 import type { InboxBadgeCounts, InboxCursor, InboxPage, MessageListFilter, MessageRepository } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
@@ -303,11 +303,11 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async listInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter, page: InboxPage): Promise<{ data: Message[]; hasMore: boolean }> {
-    if (filter.data === undefined) {
+    if (!hasDocumentConditions(filter)) {
       const rows = await this.inboxRows(environmentId, subscriberRecordId, filter, page.after, page.limit + 1, page.offset);
       return { data: rows.slice(0, page.limit).map(toMessage), hasMore: rows.length > page.limit };
     }
-    // The data filter is checked on the documents: scan in batches until the page (and one more) is found.
+    // The data, feed and payload filters are checked on the documents: scan in batches until the page (and one more) is found.
     const wanted = page.offset + page.limit + 1;
     const found: Message[] = [];
     for await (const message of this.scanInbox(environmentId, subscriberRecordId, filter, page.after)) {
@@ -325,7 +325,7 @@ export class SqlMessageRepository implements MessageRepository {
    */
   async countInbox(environmentId: string, subscriberRecordId: string, filters: InboxFilter[]): Promise<number[]> {
     const counts = new Array<number>(filters.length).fill(0);
-    const inSql = filters.map((filter, index) => ({ filter, index })).filter(({ filter }) => filter.data === undefined);
+    const inSql = filters.map((filter, index) => ({ filter, index })).filter(({ filter }) => !hasDocumentConditions(filter));
     if (inSql.length > 0) {
       const params: Record<string, unknown> = { environmentId, subscriberRecordId };
       const shapes = inSql.map(({ filter }, position) => inboxShape(filter, `f${position}_`, params));
@@ -345,7 +345,7 @@ export class SqlMessageRepository implements MessageRepository {
       inSql.forEach(({ index }, position) => (counts[index] = Number(row?.[`c${position}`] ?? 0)));
     }
     for (const [index, filter] of filters.entries()) {
-      if (filter.data === undefined) continue;
+      if (!hasDocumentConditions(filter)) continue;
       for await (const _ of this.scanInbox(environmentId, subscriberRecordId, filter, undefined)) counts[index]++;
     }
     return counts;
@@ -410,7 +410,7 @@ export class SqlMessageRepository implements MessageRepository {
       const rows = await this.inboxRows(environmentId, subscriberRecordId, filter, cursor, INBOX_SCAN_BATCH, 0);
       for (const row of rows) {
         const message = toMessage(row);
-        if (matchesDataFilter(message.data, filter.data ?? {})) yield message;
+        if (matchesDocumentConditions(message, filter)) yield message;
       }
       if (rows.length < INBOX_SCAN_BATCH) return;
       const last = rows[rows.length - 1];

@@ -97,6 +97,9 @@ export function buildMessage(
     if (controls.data && typeof controls.data === 'object' && !Array.isArray(controls.data)) message.data = controls.data as Record<string, unknown>;
     const avatar = text(controls.avatar);
     if (avatar) message.avatar = avatar;
+    // The legacy widget's feeds: the step's feed identifier stands in for Novu's feed id (docs/legacy-widget.md).
+    const feed = text(controls.feedIdentifier);
+    if (feed) message._feedId = feed;
   }
   if (outcome.status === 'sent') message.deliveredAt = [now];
   const subject = text(controls.subject);

@@ -73,6 +73,8 @@ export interface BulkInboxInput {
   ids?: string[];
   tags?: InboxFilter['tags'];
   data?: Record<string, unknown>;
+  /** Only messages of these feeds (the legacy widget's `feedId`). */
+  feeds?: string[];
 }
 
 /** The bulk POSTs: applies the action to every matching notification of the caller; returns how many changed. */
@@ -85,7 +87,7 @@ export async function updateInboxNotifications(deps: Deps, input: BulkInboxInput
     const messages = ids.length ? await deps.store.messages.findInAppForSubscriber(caller.environmentId, caller.subscriberRecordId, ids) : [];
     for (const message of messages) if (await applyBulk(deps.store, input.action, message, at)) changed++;
   } else {
-    const base = { tags: input.tags, data: input.data };
+    const base = { tags: input.tags, data: input.data, feeds: input.feeds };
     const filter: InboxFilter = {
       seen: { ...base, seen: false },
       read: { ...base, read: false },

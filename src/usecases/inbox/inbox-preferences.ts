@@ -41,10 +41,10 @@ export async function listInboxPreferences(
 
 export async function updateInboxGlobalPreference(
   deps: Deps,
-  input: { caller: SubscriberCaller; channels: Record<string, boolean>; schedule?: DeliverySchedule | null },
+  input: { caller: SubscriberCaller; channels: Record<string, boolean>; schedule?: DeliverySchedule | null; enabled?: boolean },
 ): Promise<GlobalPreferenceView> {
   const subscriber = await ownSubscriber(deps, input.caller);
-  const view = await updateGlobalPreference(deps, { environmentId: input.caller.environmentId, subscriber, channels: input.channels, schedule: input.schedule });
+  const view = await updateGlobalPreference(deps, { environmentId: input.caller.environmentId, subscriber, channels: input.channels, schedule: input.schedule, enabled: input.enabled });
   return view.global;
 }
 

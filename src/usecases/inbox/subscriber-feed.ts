@@ -27,7 +27,7 @@ export interface FeedSubscriber {
   avatar?: string;
 }
 
-function feedSubscriberOf(subscriber: Subscriber): FeedSubscriber {
+export function feedSubscriberOf(subscriber: Subscriber): FeedSubscriber {
   const summary: FeedSubscriber = { _id: subscriber._id, subscriberId: subscriber.subscriberId };
   for (const field of ['firstName', 'lastName', 'avatar'] as const) {
     const value = subscriber[field];
