@@ -33,6 +33,7 @@ import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
+import { providerReportsRoutes } from './routes/provider-reports.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
 import { InboxReadCache } from './inbox-read-cache.js';
@@ -146,6 +147,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(preferencesRoutes, { deps });
   await app.register(environmentsRoutes, { deps });
   await app.register(inboxClientRoutes, { deps, readCache: inboxReadCacheOf(app, deps, options.realtime) });
+  await app.register(providerReportsRoutes, { deps });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {
