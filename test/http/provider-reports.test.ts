@@ -434,13 +434,14 @@ describe('Amazon SES through SNS (message signatures)', () => {
 
   it('signs as SNS does: sns-payload-validator verifies the test signatures (v1 and v2)', async () => {
     const validator = new Validator();
-    validator.certCache!.set(SNS_CERT_URL, SNS_CERT);
+    // Its public (untyped) certificate cache, pre-seeded: the test cannot reach AWS either.
+    (validator as unknown as { certCache: { set(url: string, pem: string): void } }).certCache.set(SNS_CERT_URL, SNS_CERT);
     for (const version of ['1', '2'] as const) {
       const { message } = sesNotification(delivery(), { version });
-      await expect(validator.validate(message)).resolves.toEqual(message);
+      await expect(validator.validate(message as never)).resolves.toEqual(message);
     }
     const { message: forged } = sesNotification(delivery(), { key: otherRsaKey });
-    await expect(validator.validate(forged)).rejects.toThrow('Invalid Signature');
+    await expect(validator.validate(forged as never)).rejects.toThrow('Invalid Signature');
   });
 
   it('a forged signature, another topic, or a certificate URL off the SNS hosts changes nothing', async () => {
@@ -636,10 +637,11 @@ describe('reports outside their scope', () => {
   });
 });
 
-describe('rate limit', () => {
+describe('rate limit and HERALD_PUBLIC_URL', () => {
   let limited: TestServer;
+  const PUBLIC_URL = 'https://herald.example.com/notify';
   beforeAll(async () => {
-    limited = await startTestServer({ env: { HERALD_RATE_LIMIT_PROVIDER_REPORTS: '2', HERALD_RATE_LIMIT_WINDOW_SECONDS: '60' } });
+    limited = await startTestServer({ env: { HERALD_RATE_LIMIT_PROVIDER_REPORTS: '2', HERALD_RATE_LIMIT_WINDOW_SECONDS: '60', HERALD_PUBLIC_URL: `${PUBLIC_URL}/` } });
   });
   afterAll(async () => {
     await limited?.close();
@@ -658,5 +660,25 @@ describe('rate limit', () => {
     expect(third.body).toMatchObject({ statusCode: 429, message: 'API rate limit exceeded' });
     // Another integration has its own counter.
     expect((await send('dddddddddddddddddddddddd')).status).toBe(404);
+  });
+
+  it('Twilio signatures are checked against HERALD_PUBLIC_URL + path (the URL Twilio calls behind a proxy)', async () => {
+    const created = await limited.request('POST', '/v1/integrations', {
+      body: { providerId: 'twilio', channel: 'sms', active: true, check: false, credentials: { accountSid: 'AC9', token: TWILIO_TOKEN, from: '+15550001' }, configurations: { inboundWebhookEnabled: true } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const integration = created.body.data;
+    const path = reportPath(integration, 'sms');
+    const params = twilioStatus('SM0000', 'delivered');
+    const signFor = (url: string) => createHmac('sha1', TWILIO_TOKEN).update(url + Object.keys(params).sort().map((name) => name + params[name as keyof typeof params]).join('')).digest('base64');
+    const send = (signature: string) =>
+      limited.request('POST', path, { key: null, rawBody: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } });
+    expect(twilio.validateRequest(TWILIO_TOKEN, signFor(PUBLIC_URL + path), PUBLIC_URL + path, params)).toBe(true);
+    const local = await send(signFor(limited.url + path));
+    expect(local.status, local.text).toBe(401);
+    const viaProxy = await send(signFor(PUBLIC_URL + path));
+    expect(viaProxy.status, viaProxy.text).toBe(200);
+    // Verified, but no message of this environment has that sid.
+    expect(viaProxy.body.data.reports).toEqual([{ eventId: 'SM0000:delivered', state: 'delivered', vendorEvent: 'delivered', outcome: 'unmatched' }]);
   });
 });
