@@ -623,6 +623,25 @@ describe('reports outside their scope', () => {
     );
   });
 
+  it("takes the provider id in place of the integration id (Novu's providerOrIntegrationId) when it names one integration", async () => {
+    const mailed = await sendThrough('mailgun');
+    const mailgun = integrations.mailgun;
+    const byProvider = reportPath(mailgun, 'email', { integrationId: 'mailgun' });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const token = randomBytes(25).toString('hex');
+    const body = JSON.stringify({
+      signature: { timestamp, token, signature: createHmac('sha256', MAILGUN_SIGNING_KEY).update(timestamp + token).digest('hex') },
+      'event-data': { id: randomUUID(), event: 'opened', timestamp: 1763632800, message: { headers: { 'message-id': String(mailed.message.identifier).slice(1, -1) } } },
+    });
+    const response = await post(byProvider, { body, headers: { 'content-type': 'application/json' } });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.reports).toMatchObject([{ state: 'opened', outcome: 'recorded', messageId: mailed.message._id }]);
+    expect((await stateOf(mailed)).message.providerStatus).toBe('opened');
+    // Two SendGrid integrations have reports on here (one without a key): the provider id is ambiguous.
+    await expectRejected(target, reportPath(integrations.sendgrid, 'email', { integrationId: 'sendgrid' }), sendgridSigned(delivered()), 409);
+    await expectRejected(target, reportPath(integrations.sendgrid, 'email', { integrationId: 'postmark' }), sendgridSigned(delivered()), 401);
+  });
+
   it('keeps the signing key encrypted at rest', async () => {
     const row = await server.container.db.selectFrom('integrations').select('configurations').where('id', '=', integrations.mailgun._id).executeTakeFirstOrThrow();
     expect(row.configurations).not.toContain(MAILGUN_SIGNING_KEY);

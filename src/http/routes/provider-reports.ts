@@ -10,7 +10,11 @@ import { checkRateLimit, RateLimitExceeded } from '../../usecases/requests/check
 import { commonErrorResponses } from '../schemas/common.js';
 import { StringEnum } from '../schemas/message.js';
 
-const Params = Type.Object({ organizationId: Type.String(), environmentId: Type.String(), integrationId: Type.String() });
+const Params = Type.Object({
+  organizationId: Type.String(),
+  environmentId: Type.String(),
+  integrationId: Type.String({ description: "the integration's _id, or its providerId when the environment has one such integration with reports on" }),
+});
 type Params = { organizationId: string; environmentId: string; integrationId: string };
 
 const RecordedReport = Type.Object({
@@ -37,7 +41,7 @@ export const providerReportsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = 
   const limit = async (request: FastifyRequest, reply: FastifyReply) => {
     const { integrationId } = request.params as Params;
     // A malformed id is answered 404 by the handler without a look-up; it has no counter to use up.
-    if (!deps.config.rateLimit.enabled || !isRecordId(integrationId)) return;
+    if (!deps.config.rateLimit.enabled || !isIntegrationSegment(integrationId)) return;
     try {
       const state = await checkRateLimit(deps, { environmentId: `integration:${integrationId}`, category: 'provider-reports' });
       if (state) void reply.headers({ 'ratelimit-limit': String(state.limit), 'ratelimit-remaining': String(state.remaining), 'ratelimit-reset': String(state.resetSeconds), 'ratelimit-policy': state.policy });
@@ -68,7 +72,9 @@ export const providerReportsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = 
       },
       async (request, reply) => {
         const { organizationId, environmentId, integrationId } = request.params;
-        if (![organizationId, environmentId, integrationId].every(isRecordId)) throw NotFoundError.entity('Integration', integrationId);
+        if (!isRecordId(organizationId) || !isRecordId(environmentId) || !isIntegrationSegment(integrationId)) {
+          throw NotFoundError.entity('Integration', integrationId);
+        }
         const result = await recordDeliveryReport(deps, {
           organizationId,
           environmentId,
@@ -85,6 +91,11 @@ export const providerReportsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = 
     );
   }
 };
+
+/** An integration id, or a provider id in its place (Novu's `providerOrIntegrationId`). */
+function isIntegrationSegment(value: string): boolean {
+  return isRecordId(value) || /^[a-z][a-z0-9-]{1,40}$/.test(value);
+}
 
 function headersOf(request: FastifyRequest): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};

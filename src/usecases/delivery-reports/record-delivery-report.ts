@@ -1,6 +1,6 @@
 import { applyProviderReport, providerReportDetail, type ProviderReport } from '../../domain/delivery-reports.js';
-import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../domain/errors.js';
+import { isRecordId, newId } from '../../domain/ids.js';
 import type { Integration, ProviderReportedState } from '../../domain/types.js';
 import type { InboundReportRequest } from '../../providers/report-ports.js';
 import type { Deps } from '../deps.js';
@@ -9,6 +9,7 @@ export interface RecordDeliveryReportInput {
   organizationId: string;
   environmentId: string;
   channel: 'email' | 'sms';
+  /** The integration's id, or its provider id when the environment has one such integration with reports on. */
   integrationId: string;
   request: InboundReportRequest;
 }
@@ -38,7 +39,7 @@ export interface RecordDeliveryReportResult {
  * a vendor would otherwise redeliver them for days.
  */
 export async function recordDeliveryReport(deps: Deps, input: RecordDeliveryReportInput): Promise<RecordDeliveryReportResult> {
-  const integration = await deps.store.integrations.get(input.environmentId, input.integrationId);
+  const integration = await findIntegration(deps, input);
   if (!integration || integration.deleted || integration._organizationId !== input.organizationId || integration.channel !== input.channel) {
     throw NotFoundError.entity('Integration', input.integrationId);
   }
@@ -64,6 +65,21 @@ export async function recordDeliveryReport(deps: Deps, input: RecordDeliveryRepo
   const reports: RecordedReport[] = [];
   for (const report of read.reports) reports.push(await recordOne(deps, integration, input.channel, reader.vendor, report));
   return { subscriptionConfirmed: false, reports };
+}
+
+/**
+ * By integration id, or (as Novu's `providerOrIntegrationId`) by provider id: the environment's one integration of
+ * that provider and channel with reports enabled. Several of them would be ambiguous (each has its own key): 409.
+ */
+async function findIntegration(deps: Deps, input: RecordDeliveryReportInput): Promise<Integration | undefined> {
+  if (isRecordId(input.integrationId)) return deps.store.integrations.get(input.environmentId, input.integrationId);
+  const candidates = (await deps.store.integrations.list(input.environmentId, { channel: input.channel })).filter(
+    (integration) => integration.providerId === input.integrationId && integration.configurations.inboundWebhookEnabled === true,
+  );
+  if (candidates.length > 1) {
+    throw new ConflictError(`Several ${input.integrationId} integrations accept delivery reports in this environment: use the integration id in the URL`);
+  }
+  return candidates[0];
 }
 
 async function recordOne(deps: Deps, integration: Integration, channel: 'email' | 'sms', vendor: string, report: ProviderReport): Promise<RecordedReport> {
