@@ -60,6 +60,15 @@ export interface Config {
   /** A channel step outside the subscriber's delivery schedule: held until the window opens, or skipped (Novu). */
   scheduleOutsideWindow: 'defer' | 'skip';
   inbox: InboxConfig;
+  /**
+   * The URL clients and vendors reach this server at (HERALD_PUBLIC_URL, no trailing slash), when a proxy stands in
+   * front: Twilio signs the full URL it called. Absent: built from the request's Host header.
+   */
+  publicUrl?: string;
+  deliveryReports: {
+    /** Provider delivery reports accepted per integration per rate-limit window (HERALD_RATE_LIMIT_PROVIDER_REPORTS). */
+    rateLimitPerIntegration: number;
+  };
 }
 
 /** The Inbox (`/v1/inbox/*`, the browser clients @novu/js and <Inbox />). */
@@ -190,6 +199,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       rateLimitSessionPerApplication: integer(env, 'HERALD_RATE_LIMIT_INBOX_SESSION', 100, 1),
       readCacheBytes: integer(env, 'HERALD_INBOX_READ_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     },
+    publicUrl: publicUrlOf(env),
+    deliveryReports: {
+      // Vendors send bursts (SendGrid batches, SES at sending rate); a window's worth of a busy sender fits.
+      rateLimitPerIntegration: integer(env, 'HERALD_RATE_LIMIT_PROVIDER_REPORTS', 1_000, 1),
+    },
     dashboard: {
       sessionTtlSeconds: integer(env, 'HERALD_DASHBOARD_SESSION_TTL_SECONDS', 12 * 3600, 60, 365 * 24 * 3600),
       setupTokenTtlSeconds: integer(env, 'HERALD_DASHBOARD_SETUP_TOKEN_TTL_SECONDS', 24 * 3600, 60),
@@ -200,4 +214,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   return { ...config, ...overrides };
+}
+
+function publicUrlOf(env: Env): string | undefined {
+  const raw = optional(env, 'HERALD_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`HERALD_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`HERALD_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }

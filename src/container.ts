@@ -14,6 +14,7 @@ import { SqlStore } from './store/sql/sql-store.js';
 import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
+import { createDeliveryReportDirectory } from './providers/reports/directory.js';
 import { SqlQueue } from './queue/sql-queue.js';
 import type { JobQueue } from './queue/ports.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/ports.js';
@@ -128,6 +129,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     queue,
     realtime: notifier,
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
+    deliveryReports: createDeliveryReportDirectory(config),
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   return {

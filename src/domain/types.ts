@@ -360,7 +360,15 @@ export interface Message {
   data?: Record<string, unknown>;
   /** The in-app step's `avatar` control. */
   avatar?: string;
+  /** The vendor's own id of the sent message (Novu's `identifier`): provider delivery reports name the message by it. */
+  identifier?: string;
+  /** The last state a provider reported for it (docs/provider-delivery-reports.md); absent before any report. */
+  providerStatus?: ProviderReportedState;
 }
+
+/** States a provider's delivery report can carry (domain/delivery-reports.ts maps each onto the message). */
+export const PROVIDER_REPORTED_STATES = ['delivered', 'opened', 'clicked', 'bounced', 'complained', 'failed'] as const;
+export type ProviderReportedState = (typeof PROVIDER_REPORTED_STATES)[number];
 
 // ---- Notification events, jobs, execution details ------------------------------------------
 

@@ -34,6 +34,7 @@ import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
 import { widgetRoutes } from './routes/widgets.js';
+import { providerReportsRoutes } from './routes/provider-reports.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
 import { InboxReadCache } from './inbox-read-cache.js';
@@ -149,6 +150,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   const readCache = inboxReadCacheOf(app, deps, options.realtime);
   await app.register(inboxClientRoutes, { deps, readCache });
   await app.register(widgetRoutes, { deps, readCache });
+  await app.register(providerReportsRoutes, { deps });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {

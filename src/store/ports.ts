@@ -132,6 +132,11 @@ export interface MessageRepository {
    */
   create(message: Message): Promise<{ message: Message; created: boolean }>;
   /**
+   * The non-deleted message whose vendor message id (`identifier`, set at send time) is one of `identifiers`, tried
+   * in the order given; undefined when none is.
+   */
+  findByIdentifier(environmentId: string, identifiers: string[]): Promise<Message | undefined>;
+  /**
    * Inserts many messages with multi-row statements (bulk producers, seeding). Messages whose job already
    * has one are skipped, as in `create`. Call it inside a transaction for all-or-nothing.
    */
@@ -263,6 +268,8 @@ export interface JobRepository {
    * one execution detail, both or neither.
    */
   save(job: StoredJob, detail?: ExecutionDetail): Promise<void>;
+  /** Adds one execution detail to a job without touching the job itself (a provider's report after the step ended). */
+  addDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void>;
 }
 
 // ---- workflows -----------------------------------------------------------------------------------------
@@ -472,6 +479,12 @@ export interface KeyRevocations {
 
 // ---- the store as a whole ----------------------------------------------------------------------------
 
+/** Vendor event ids of provider delivery reports already recorded, so a vendor's redelivery changes nothing. */
+export interface ProviderReportRepository {
+  /** Records the event id; false when it was already recorded. Call it in the transaction of the report's change. */
+  claim(environmentId: string, integrationId: string, eventId: string, at: string): Promise<boolean>;
+}
+
 export interface Store {
   tenancy: TenancyRepository;
   integrations: IntegrationRepository;
@@ -484,6 +497,7 @@ export interface Store {
   triggers: TriggerRepository;
   dashboard: DashboardRepository;
   preferences: SubscriberPreferenceRepository;
+  providerReports: ProviderReportRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore, Store } from '../store/ports.js';
 import type { JobQueue } from '../queue/ports.js';
 import type { ProviderDirectory } from '../providers/ports.js';
+import type { DeliveryReportDirectory } from '../providers/report-ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
 
 /**
@@ -27,6 +28,8 @@ export interface Deps {
   realtime: RealtimeNotifier;
   /** Revoked secret keys announced to every process (their key caches drop them at once). */
   keyRevocations: KeyRevocations;
+  /** Readers of provider delivery reports (signature checks per vendor) by provider id and channel. */
+  deliveryReports: DeliveryReportDirectory;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

@@ -173,6 +173,12 @@ const STATUS_TONE: Record<string, string> = {
   success: 'ok',
   active: 'ok',
   delivered: 'ok',
+  // Provider-reported states (execution details with source Webhook, a message's providerStatus).
+  readconfirmation: 'ok',
+  opened: 'ok',
+  clicked: 'ok',
+  bounced: 'bad',
+  complained: 'warn',
   failed: 'bad',
   error: 'bad',
   warning: 'warn',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DELIVERY_CHANNELS, MARK_AS_VALUES, MESSAGE_STATUSES, SEVERITIES } from '../../domain/types.js';
+import { DELIVERY_CHANNELS, MARK_AS_VALUES, MESSAGE_STATUSES, PROVIDER_REPORTED_STATES, SEVERITIES } from '../../domain/types.js';
 import { FreeObject, IsoDateTime } from './common.js';
 import { NullableString, SubscriberSchema } from './subscriber.js';
 
@@ -85,6 +85,9 @@ export const MessageSchema = Type.Object({
   severity: Type.Optional(StringEnum(SEVERITIES)),
   data: Type.Optional(FreeObject),
   avatar: Type.Optional(Type.String()),
+  // Provider delivery reports (docs/provider-delivery-reports.md): the vendor's message id and its last reported state.
+  identifier: Type.Optional(Type.String()),
+  providerStatus: Type.Optional(StringEnum(PROVIDER_REPORTED_STATES)),
 });
 
 export const ListMessagesQuery = Type.Object({

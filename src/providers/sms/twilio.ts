@@ -19,6 +19,9 @@ export const twilioProvider: ChannelProvider<'sms'> = {
     const from = message.from ?? requiredCredential(credentials, 'from', ID);
     const form = new URLSearchParams({ To: message.to, Body: message.content });
     form.set(from.startsWith('MG') ? 'MessagingServiceSid' : 'From', from);
+    // Where Twilio posts this message's status callbacks (Herald's delivery-report URL, docs/provider-delivery-reports.md).
+    const statusCallback = message.overrides?.StatusCallback;
+    if (typeof statusCallback === 'string' && statusCallback !== '') form.set('StatusCallback', statusCallback);
     const url = `${baseUrlOf(credentials, DEFAULT_BASE_URL)}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
     const answer = await callVendor(ctx, VENDOR, url, {
       method: 'POST',

@@ -16,6 +16,9 @@ import { NOT_DELETED } from './live-rows.js';
 
 type IntegrationRow = Selectable<IntegrationsTable>;
 
+/** Where configurations.inboundWebhookSigningKey is kept, encrypted, in the stored JSON. */
+const SEALED_SIGNING_KEY = 'inboundWebhookSigningKeySealed';
+
 /**
  * Integrations over Kysely. Credentials only ever reach the database as `secretBox.encryptJson(...)`
  * in `credentials_enc`; every other field is stored in the clear. `get` also returns soft-deleted
@@ -95,7 +98,7 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       channel: integration.channel ?? null,
       kind: integration.kind,
       credentials_enc: this.options.secretBox.encryptJson(integration.credentials ?? {}),
-      configurations: toJson(integration.configurations ?? {}),
+      configurations: toJson(this.sealConfigurations(integration.configurations ?? {})),
       active: toFlag(integration.active),
       deleted: toFlag(integration.deleted),
       deleted_at: integration.deletedAt ?? null,
@@ -106,6 +109,22 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       created_at: integration.createdAt,
       updated_at: integration.updatedAt,
     };
+  }
+
+  /**
+   * The inbound-report signing key is a secret like the credentials: stored encrypted under SEALED_SIGNING_KEY (a
+   * value sent under that name is dropped, so only what this class wrote is ever decrypted).
+   */
+  private sealConfigurations(configurations: IntegrationConfigurations): Record<string, unknown> {
+    const { inboundWebhookSigningKey, [SEALED_SIGNING_KEY]: _sent, ...rest } = configurations as IntegrationConfigurations & Record<string, unknown>;
+    if (typeof inboundWebhookSigningKey !== 'string') return rest;
+    return { ...rest, [SEALED_SIGNING_KEY]: this.options.secretBox.encrypt(inboundWebhookSigningKey) };
+  }
+
+  private openConfigurations(stored: IntegrationConfigurations & Record<string, unknown>): IntegrationConfigurations {
+    const { [SEALED_SIGNING_KEY]: sealed, ...rest } = stored;
+    // Rows written before 0021 hold the key in the clear; they are read as they are.
+    return typeof sealed === 'string' ? { ...rest, inboundWebhookSigningKey: this.options.secretBox.decrypt(sealed) } : rest;
   }
 
   private toIntegration(row: IntegrationRow): Integration {
@@ -119,7 +138,7 @@ export class SqlIntegrationRepository implements IntegrationRepository {
       ...(row.channel ? { channel: row.channel as DeliveryChannel } : {}),
       kind: row.kind as IntegrationKind,
       credentials: this.options.secretBox.decryptJson<Credentials>(row.credentials_enc),
-      configurations: fromJson<IntegrationConfigurations>(row.configurations, {}),
+      configurations: this.openConfigurations(fromJson<IntegrationConfigurations & Record<string, unknown>>(row.configurations, {})),
       active: fromFlag(row.active),
       deleted: fromFlag(row.deleted),
       primary: fromFlag(row.is_primary),

@@ -54,6 +54,10 @@ export class SqlJobRepository implements JobRepository {
     };
     await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
   }
+
+  async addDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void> {
+    await insertDetails.execute(this.db, this.options.dialect, [toDetailRow(job, detail)]);
+  }
 }
 
 /** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */

@@ -94,6 +94,20 @@ export class SqlMessageRepository implements MessageRepository {
     return row && toMessage(row);
   }
 
+  async findByIdentifier(environmentId: string, identifiers: string[]): Promise<Message | undefined> {
+    if (identifiers.length === 0) return undefined;
+    const rows = await this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('provider_message_id', 'in', identifiers.slice(0, 10))
+      .where('deleted', '=', 0)
+      .execute();
+    const byIdentifier = new Map(rows.map((row) => [row.provider_message_id, row]));
+    const row = identifiers.map((identifier) => byIdentifier.get(identifier)).find((found) => found !== undefined);
+    return row && toMessage(row);
+  }
+
   async list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>> {
     const where = (eb: ExpressionBuilder<Database, 'messages'>) => {
       const conditions = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
@@ -197,6 +211,8 @@ export class SqlMessageRepository implements MessageRepository {
             deleted: row.deleted,
             document: row.document,
             updated_at: row.updated_at,
+            // A retried send has the new vendor id; reports name the message by it.
+            ...(row.provider_message_id ? { provider_message_id: row.provider_message_id } : {}),
           })
           .where('environment_id', '=', message._environmentId)
           .where('id', '=', message._id)
@@ -632,6 +648,8 @@ function toRow(message: Message, externalSubscriberId: string): MessageRow {
     snoozed_until: message.snoozedUntil ?? null,
     severity: message.severity ?? 'none',
     tags: tagsColumn(message.tags),
+    // Undefined when unset: the insert leaves undefined columns out, so such rows keep their cached statement.
+    provider_message_id: message.identifier || undefined,
   };
 }
 

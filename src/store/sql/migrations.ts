@@ -608,6 +608,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('jobs_digest_group').on('jobs').columns(['digest_group', 'status']).where(sql.ref('digest_group'), 'is not', null).execute();
     },
   },
+  '0021_provider_delivery_reports': {
+    // Provider delivery reports (docs/provider-delivery-reports.md): a report names the message by the vendor's own id,
+    // kept at send time; a partial index, since in-app messages have none. provider_reports remembers each vendor
+    // event id taken, so a vendor's redelivery of the same event changes nothing.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('messages').addColumn('provider_message_id', 'text').execute();
+      await db.schema
+        .createIndex('messages_provider_message_id')
+        .on('messages')
+        .columns(['environment_id', 'provider_message_id'])
+        .where(sql.ref('provider_message_id'), 'is not', null)
+        .execute();
+      await db.schema
+        .createTable('provider_reports')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('integration_id', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('provider_reports_pk', ['environment_id', 'integration_id', 'event_id'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -211,8 +211,18 @@ export interface MessagesTable {
   severity?: string;
   /** The document's tags as `|a|b|` (domain/inbox.ts tagsColumn), '' when none. */
   tags?: string;
+  /** The vendor's message id (the document's `identifier`), for provider delivery reports (migration 0021). */
+  provider_message_id?: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Vendor event ids of provider delivery reports already recorded (migration 0021). */
+export interface ProviderReportsTable {
+  environment_id: string;
+  integration_id: string;
+  event_id: string;
+  created_at: string;
 }
 
 /**
@@ -326,6 +336,7 @@ export interface Database {
   execution_details: ExecutionDetailsTable;
   messages: MessagesTable;
   message_counters: MessageCountersTable;
+  provider_reports: ProviderReportsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;
   queue_jobs: QueueJobsTable;

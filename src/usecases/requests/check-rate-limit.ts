@@ -1,10 +1,13 @@
 import { RateLimitedError } from '../../domain/errors.js';
 import type { Deps } from '../deps.js';
 
-export type RateLimitCategory = 'trigger' | 'configuration' | 'global' | 'inbox' | 'inbox-session';
+export type RateLimitCategory = 'trigger' | 'configuration' | 'global' | 'inbox' | 'inbox-session' | 'provider-reports';
 
 export interface CheckRateLimitInput {
-  /** Whose counter: the environment id, or for the Inbox `subscriber:<record id>` / `application:<identifier>`. */
+  /**
+   * Whose counter: the environment id, or for the Inbox `subscriber:<record id>` / `application:<identifier>`, or for
+   * provider delivery reports `integration:<id>`.
+   */
   environmentId: string;
   category: RateLimitCategory;
 }
@@ -12,6 +15,7 @@ export interface CheckRateLimitInput {
 function limitOf(config: Deps['config'], category: RateLimitCategory): number {
   if (category === 'inbox') return config.inbox.rateLimitPerSubscriber;
   if (category === 'inbox-session') return config.inbox.rateLimitSessionPerApplication;
+  if (category === 'provider-reports') return config.deliveryReports.rateLimitPerIntegration;
   return config.rateLimit[category];
 }
 

@@ -57,6 +57,8 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
     return recordPushTokenFailures(run, integration, attempted, result);
   }
   const sent = buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address });
+  // The vendor's id: its delivery reports name the message by it (usecases/delivery-reports).
+  if (result.id) sent.identifier = result.id;
   if (existing && retrying) await store.messages.save({ ...sent, _id: existing._id, createdAt: existing.createdAt, errorId: undefined, errorText: undefined });
   else await store.messages.create(sent);
   return {

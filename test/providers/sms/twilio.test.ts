@@ -40,6 +40,12 @@ describe('twilio', () => {
     expect(new URLSearchParams(fake.requests[0].body).get('MessagingServiceSid')).toBe('MG999');
   });
 
+  it('passes overrides.StatusCallback (the delivery-report URL) to Twilio', async () => {
+    const url = 'https://notify.example.com/v1/webhooks/organizations/o/environments/e/sms/i';
+    await twilioProvider.send(credentials(), { to: '+1555', content: 'x', overrides: { StatusCallback: url } }, ctx);
+    expect(new URLSearchParams(fake.requests[0].body).get('StatusCallback')).toBe(url);
+  });
+
   it('check() GETs the account', async () => {
     fake.setHandler(() => ({ status: 200, body: { sid: 'AC123' } }));
     await twilioProvider.check!(credentials(), ctx);

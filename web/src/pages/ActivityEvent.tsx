@@ -39,7 +39,17 @@ interface Message {
   phone?: string;
   providerId?: string;
   errorText?: string;
+  deliveredAt?: string[];
+  /** The last state the provider reported (delivery reports). */
+  providerStatus?: string;
 }
+
+/** Execution details written from a provider's delivery report (source Webhook) read as such in the timeline. */
+export function detailSourceLabel(source: string): string {
+  return source === 'Webhook' ? 'Provider report' : source;
+}
+
+const DETAIL_STATUS_LABEL: Record<string, string> = { ReadConfirmation: 'Read confirmation' };
 
 /** "Delayed until …" / "Digesting events until …": the due time a waiting step recorded. */
 export function dueTimeOf(job: Job): string | undefined {
@@ -217,17 +227,19 @@ function JobCard({
         </thead>
         <tbody>
           {job.executionDetails.map((detail) => (
-            <tr key={detail._id}>
+            <tr key={detail._id} className={detail.source === 'Webhook' ? 'provider-report' : undefined}>
               <td data-label="Time">
                 <Time iso={detail.createdAt} />
               </td>
               <td data-label="Status">
-                <Badge value={detail.status} />
+                <Badge value={detail.status} label={DETAIL_STATUS_LABEL[detail.status]} />
                 {detail.isRetry && <Badge value="retry" />}
               </td>
               <td data-label="Detail">{detail.detail}</td>
-              <td data-label="Source">{detail.source}</td>
-              <td data-label="Provider answer">{detail.raw ? <Json value={prettyRaw(detail.raw)} label="Provider answer" /> : <span className="muted">—</span>}</td>
+              <td data-label="Source">{detailSourceLabel(detail.source)}</td>
+              <td data-label="Provider answer">
+                {detail.raw ? <Json value={prettyRaw(detail.raw)} label={detail.source === 'Webhook' ? 'Provider report' : 'Provider answer'} /> : <span className="muted">—</span>}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -255,6 +267,16 @@ function MessageView({ message }: { message: Message }) {
       <h4>
         Message <Badge value={message.status} /> <span className="muted small">to {message.email ?? message.phone ?? 'subscriber'}</span>
       </h4>
+      {message.providerStatus && (
+        <p className="provider-status">
+          Provider reported: <Badge value={message.providerStatus} />
+          {message.deliveredAt && message.deliveredAt.length > 1 && (
+            <span className="muted small">
+              {' '}delivered <Time iso={message.deliveredAt[message.deliveredAt.length - 1]} />
+            </span>
+          )}
+        </p>
+      )}
       {message.errorText && <p className="error">{message.errorText}</p>}
       {message.channel === 'email' ? (
         <>
