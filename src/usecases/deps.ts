@@ -4,6 +4,7 @@ import type { IdempotencyStore, KeyRevocations, RateLimitStore, Store } from '..
 import type { JobQueue } from '../queue/ports.js';
 import type { ProviderDirectory } from '../providers/ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
+import type { WebhookSender } from '../webhooks/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -27,6 +28,8 @@ export interface Deps {
   realtime: RealtimeNotifier;
   /** Revoked secret keys announced to every process (their key caches drop them at once). */
   keyRevocations: KeyRevocations;
+  /** Sends outbound webhooks through the private-address guard (src/webhooks/ports.ts). */
+  webhooks: WebhookSender;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */
