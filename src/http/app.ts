@@ -32,6 +32,7 @@ import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
+import { webhooksRoutes } from './routes/webhooks.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
@@ -145,6 +146,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(dashboardActivityRoutes, { deps });
   await app.register(preferencesRoutes, { deps });
   await app.register(environmentsRoutes, { deps });
+  await app.register(webhooksRoutes, { deps });
   await app.register(inboxClientRoutes, { deps, readCache: inboxReadCacheOf(app, deps, options.realtime) });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 

@@ -1,6 +1,6 @@
 import { isoNow } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
-import type { ServerCaller } from '../../domain/types.js';
+import type { Caller } from '../../domain/types.js';
 import type { WebhookEndpoint } from '../../domain/webhooks.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import type { Deps } from '../deps.js';
@@ -8,7 +8,7 @@ import { announceEndpointsChanged } from './announce-endpoints-changed.js';
 import { validateEndpointInput } from './webhook-endpoint-input.js';
 
 export interface CreateWebhookEndpointInput {
-  caller: ServerCaller;
+  caller: Caller;
   url: string;
   description?: string;
   /** Absent or empty: every event type. */
