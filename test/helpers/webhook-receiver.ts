@@ -22,7 +22,7 @@ export interface WebhookReceiver {
   /** The secrets to verify with (set after creating endpoints; rotations add theirs). */
   secrets: string[];
   /** Answers with this (default 204); `'hang'` never answers. */
-  reply: (request: RecordedRequest) => FakeReply | 'hang';
+  reply: (request: RecordedRequest) => FakeReply | 'hang' | Promise<FakeReply | 'hang'>;
   /** Resolves once `count` webhooks matching `filter` have arrived. */
   waitFor(filter: (webhook: ReceivedWebhook) => boolean, count?: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
