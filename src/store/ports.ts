@@ -518,13 +518,21 @@ export interface WebhookRepository {
   saveEndpoint(endpoint: WebhookEndpoint): Promise<boolean>;
   /** Soft delete; its pending attempts are never sent. False when there was no such endpoint. */
   deleteEndpoint(environmentId: string, id: string, at: string): Promise<boolean>;
-  /** Notes a failed attempt: sets `failingSince` to `at` unless already set; returns the value now stored. */
-  noteEndpointFailure(environmentId: string, id: string, at: string): Promise<string | undefined>;
-  /** A successful attempt: the endpoint is healthy again (`failingSince` cleared). */
-  clearEndpointFailure(environmentId: string, id: string): Promise<void>;
+  /**
+   * Notes a failed attempt: sets `failingSince` to `at` unless already set. Returns the value now stored and whether
+   * this call set it (the endpoint was healthy until now).
+   */
+  noteEndpointFailure(environmentId: string, id: string, at: string): Promise<{ failingSince: string | undefined; started: boolean }>;
+  /** A successful attempt: the endpoint is healthy again (`failingSince` cleared). True when it was failing. */
+  clearEndpointFailure(environmentId: string, id: string): Promise<boolean>;
   /** Disables the endpoint with the reason admins see. */
   disableEndpoint(environmentId: string, id: string, reason: string, at: string): Promise<void>;
   getSecrets(environmentId: string, id: string): Promise<WebhookSecrets | undefined>;
+  /**
+   * The endpoint and its secrets for sending, from a per-process cache kept like EventOutbox.wanted's (dropped in every
+   * process by announceEndpointsChanged, which every change of an endpoint's fields, secret or health makes).
+   */
+  getDeliveryTarget(environmentId: string, id: string): Promise<{ endpoint: WebhookEndpoint; secrets: WebhookSecrets } | undefined>;
   /** Makes `secret` current; the old one keeps signing until `previousExpiresAt`. */
   rotateSecret(environmentId: string, id: string, secret: string, previousExpiresAt: string, at: string): Promise<void>;
 

@@ -18,6 +18,8 @@ type AttemptRow = Selectable<WebhookAttemptsTable>;
  */
 export class WebhookPresence {
   private readonly known = new Map<string, { value: boolean; until: number }>();
+  /** Endpoints with their secrets for the delivery job, by `environmentId:id`. */
+  private readonly targets = new Map<string, { value: DeliveryTarget | undefined; until: number }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -33,11 +35,31 @@ export class WebhookPresence {
     return value;
   }
 
+  async target(environmentId: string, id: string, load: () => Promise<DeliveryTarget | undefined>): Promise<DeliveryTarget | undefined> {
+    const now = Date.now();
+    const key = `${environmentId}:${id}`;
+    const cached = this.targets.get(key);
+    if (cached && cached.until > now && this.trusted()) return cached.value;
+    const value = await load();
+    if (this.ttlMs > 0) {
+      if (this.targets.size >= 10_000) this.targets.clear();
+      this.targets.set(key, { value, until: now + this.ttlMs });
+    }
+    return value;
+  }
+
   forget(environmentId?: string): void {
-    if (environmentId === undefined) this.known.clear();
-    else this.known.delete(environmentId);
+    if (environmentId === undefined) {
+      this.known.clear();
+      this.targets.clear();
+      return;
+    }
+    this.known.delete(environmentId);
+    for (const key of this.targets.keys()) if (key.startsWith(`${environmentId}:`)) this.targets.delete(key);
   }
 }
+
+type DeliveryTarget = { endpoint: WebhookEndpoint; secrets: WebhookSecrets };
 
 export interface SqlWebhookOptions {
   dialect: SqlDialectName;
@@ -143,26 +165,27 @@ export class SqlWebhookRepository implements WebhookRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  async noteEndpointFailure(environmentId: string, id: string, at: string): Promise<string | undefined> {
-    await this.db
+  async noteEndpointFailure(environmentId: string, id: string, at: string): Promise<{ failingSince: string | undefined; started: boolean }> {
+    const set = await this.db
       .updateTable('webhook_endpoints')
       .set({ failing_since: at })
       .where('environment_id', '=', environmentId)
       .where('id', '=', id)
       .where('failing_since', 'is', null)
-      .execute();
+      .executeTakeFirst();
     const row = await this.db.selectFrom('webhook_endpoints').select('failing_since').where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
-    return row?.failing_since ?? undefined;
+    return { failingSince: row?.failing_since ?? undefined, started: Number(set.numUpdatedRows) > 0 };
   }
 
-  async clearEndpointFailure(environmentId: string, id: string): Promise<void> {
-    await this.db
+  async clearEndpointFailure(environmentId: string, id: string): Promise<boolean> {
+    const result = await this.db
       .updateTable('webhook_endpoints')
       .set({ failing_since: null })
       .where('environment_id', '=', environmentId)
       .where('id', '=', id)
       .where('failing_since', 'is not', null)
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async disableEndpoint(environmentId: string, id: string, reason: string, at: string): Promise<void> {
@@ -174,6 +197,14 @@ export class SqlWebhookRepository implements WebhookRepository {
       .execute();
   }
 
+  getDeliveryTarget(environmentId: string, id: string): Promise<DeliveryTarget | undefined> {
+    return this.options.presence.target(environmentId, id, async () => {
+      const row = await this.live(environmentId).where('id', '=', id).executeTakeFirst();
+      if (!row) return undefined;
+      return { endpoint: this.toEndpoint(row), secrets: this.secretsOf(row) };
+    });
+  }
+
   async getSecrets(environmentId: string, id: string): Promise<WebhookSecrets | undefined> {
     const row = await this.db
       .selectFrom('webhook_endpoints')
@@ -182,7 +213,10 @@ export class SqlWebhookRepository implements WebhookRepository {
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    if (!row) return undefined;
+    return row && this.secretsOf(row);
+  }
+
+  private secretsOf(row: Pick<EndpointRow, 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at'>): WebhookSecrets {
     const secrets: WebhookSecrets = { current: this.options.secretBox.decrypt(row.secret_enc) };
     if (row.previous_secret_enc && row.previous_secret_expires_at) {
       secrets.previous = this.options.secretBox.decrypt(row.previous_secret_enc);

@@ -18,11 +18,12 @@ export async function deliverWebhook(deps: Deps, payload: DeliverWebhookPayload)
   const { store } = deps;
   const attempt = await store.webhooks.getAttempt(payload.environmentId, payload.attemptId);
   if (!attempt || attempt.status !== 'pending') return;
-  const [endpoint, event, secrets] = await Promise.all([
-    store.webhooks.getEndpoint(attempt._environmentId, attempt._endpointId),
+  const [target, event] = await Promise.all([
+    store.webhooks.getDeliveryTarget(attempt._environmentId, attempt._endpointId),
     store.webhooks.getEvent(attempt._environmentId, attempt.webhookId),
-    store.webhooks.getSecrets(attempt._environmentId, attempt._endpointId),
   ]);
+  const endpoint = target?.endpoint;
+  const secrets = target?.secrets;
   if (!endpoint || !secrets || !event || !endpoint.enabled) {
     const why = !endpoint || !secrets ? 'Endpoint deleted: not sent' : !event ? 'Event no longer stored: not sent' : 'Endpoint disabled: not sent';
     await store.webhooks.saveAttempt({ ...attempt, status: 'failed', error: why, finishedAt: isoNow(deps.clock) });
@@ -50,19 +51,23 @@ export async function deliverWebhook(deps: Deps, payload: DeliverWebhookPayload)
 
   if (outcome === 'success') {
     await store.webhooks.saveAttempt(finished);
-    if (endpoint.failingSince) await store.webhooks.clearEndpointFailure(endpoint._environmentId, endpoint._id);
+    // Health changes are rare; they drop every process's cached endpoint so the next attempt sees them.
+    if (endpoint.failingSince && (await store.webhooks.clearEndpointFailure(endpoint._environmentId, endpoint._id))) {
+      await announceEndpointsChanged(deps, endpoint._environmentId);
+    }
     return;
   }
 
   const delay = response.refused ? undefined : retryDelayBefore(deps.config.webhooks.retryDelaysMs, attempt.attempt + 1);
-  const { next, disabled } = await store.transaction(async (tx) => {
+  const { next, changed } = await store.transaction(async (tx) => {
     await tx.webhooks.saveAttempt(finished);
-    const failingSince = await tx.webhooks.noteEndpointFailure(endpoint._environmentId, endpoint._id, finishedAt);
+    const { failingSince, started } = await tx.webhooks.noteEndpointFailure(endpoint._environmentId, endpoint._id, finishedAt);
     if (shouldDisable(failingSince, deps.clock.now(), deps.config.webhooks.disableAfterMs)) {
       await tx.webhooks.disableEndpoint(endpoint._environmentId, endpoint._id, disabledReason(failingSince as string, deps.clock.now()), finishedAt);
-      return { next: undefined, disabled: true };
+      return { next: undefined, changed: 'disabled' as const };
     }
-    if (delay === undefined) return { next: undefined, disabled: false };
+    const changed = started ? ('failing' as const) : undefined;
+    if (delay === undefined) return { next: undefined, changed };
     const next = pendingAttempt(deps, {
       environmentId: attempt._environmentId,
       endpointId: attempt._endpointId,
@@ -72,11 +77,9 @@ export async function deliverWebhook(deps: Deps, payload: DeliverWebhookPayload)
       delayMs: delay,
     });
     await tx.webhooks.createAttempts([next]);
-    return { next, disabled: false };
+    return { next, changed };
   });
+  if (changed === 'disabled') deps.logger.warn({ endpointId: endpoint._id, environmentId: endpoint._environmentId }, 'webhook endpoint disabled after failing for too long');
+  if (changed) await announceEndpointsChanged(deps, endpoint._environmentId);
   if (next) await enqueueAttempts(deps, [next]);
-  if (disabled) {
-    deps.logger.warn({ endpointId: endpoint._id, environmentId: endpoint._environmentId }, 'webhook endpoint disabled after failing for too long');
-    await announceEndpointsChanged(deps, endpoint._environmentId);
-  }
 }
