@@ -149,6 +149,27 @@ describe('POST /v2/webhooks/endpoints and reads', () => {
   });
 });
 
+describe('the guard at send time', () => {
+  it('an endpoint whose target the guard refuses when sending (an allow entry removed since) is never called, nor retried', async () => {
+    // Stored directly, as if created while HERALD_OUTBOUND_ALLOW still named 127.0.0.2 (it only names 127.0.0.1 now).
+    const port = new URL(receiver.url).port;
+    const now = new Date().toISOString();
+    const id = '0123456789abcdef0123abcd';
+    await server.deps.store.webhooks.createEndpoint(
+      { _id: id, _environmentId: server.devEnvironmentId, url: `http://127.0.0.2:${port}/refused`, description: '', eventTypes: [], enabled: true, headers: {}, createdAt: now, updatedAt: now },
+      'whsec_' + Buffer.alloc(32, 7).toString('base64'),
+    );
+    expect((await server.request('POST', `/v2/webhooks/endpoints/${id}/test`)).status).toBe(201);
+    await expect.poll(async () => (await server.request('GET', `/v2/webhooks/endpoints/${id}/attempts?status=failed`)).body.data.length, { timeout: 10_000 }).toBe(1);
+    await server.waitForIdle({ timeoutMs: 10_000 });
+    const attempts = (await server.request('GET', `/v2/webhooks/endpoints/${id}/attempts`)).body.data;
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0].error).toMatch(/refused: loopback address/);
+    expect(attempts[0].responseStatusCode).toBeUndefined();
+    expect(receiver.received.filter((w) => w.path === '/refused')).toHaveLength(0);
+  });
+});
+
 describe('dashboard callers', () => {
   it('viewers see endpoints (header values hidden) but not secrets, and cannot change anything', async () => {
     const endpoint = (await create({ url: `${receiver.url}/dash`, headers: { 'X-Token': 'hidden-value' } })).body.data;
