@@ -2,7 +2,7 @@ import { isoNow } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../domain/types.js';
 import type { WebhookEndpoint } from '../../domain/webhooks.js';
-import { newWebhookSecret } from '../../webhooks/signing.js';
+import { newWebhookSecret } from '../../domain/webhook-signing.js';
 import type { Deps } from '../deps.js';
 import { announceEndpointsChanged } from './announce-endpoints-changed.js';
 import { validateEndpointInput } from './webhook-endpoint-input.js';

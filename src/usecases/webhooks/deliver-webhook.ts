@@ -1,7 +1,7 @@
 import { isoNow } from '../../domain/clock.js';
 import { disabledReason, retryDelayBefore, shouldDisable, snippetOf, type WebhookAttempt } from '../../domain/webhooks.js';
 import type { DeliverWebhookPayload } from '../../queue/jobs.js';
-import { signatureHeaders } from '../../webhooks/signing.js';
+import { signatureHeaders } from '../../domain/webhook-signing.js';
 import type { Deps } from '../deps.js';
 import { announceEndpointsChanged } from './announce-endpoints-changed.js';
 import { decideAttemptOutcome } from './attempt-outcome.js';

@@ -1,7 +1,7 @@
 import { isoNow } from '../../domain/clock.js';
 import type { Caller } from '../../domain/types.js';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../domain/webhooks.js';
-import { newWebhookSecret } from '../../webhooks/signing.js';
+import { newWebhookSecret } from '../../domain/webhook-signing.js';
 import type { Deps } from '../deps.js';
 import { findEndpoint } from './get-webhook-endpoint.js';
 import { announceEndpointsChanged } from './announce-endpoints-changed.js';
