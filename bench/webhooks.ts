@@ -11,7 +11,8 @@ import type { DomainEvent } from '../src/domain/webhooks.js';
  * `npm run bench:webhooks [-- --mode embedded|scaleout|both]`: outbound webhook throughput.
  * 1. Delivery: BENCH_WEBHOOK_EVENTS events recorded in the outbox, timed until a local receiver (node:http, 204) has
  *    them all: webhook events delivered per second (relay + signing + POST + attempt log).
- * 2. Side by side in one run: in-app triggers under load for BENCH_DURATION_MS with no endpoint, then with an endpoint
+ * 2. The cost of recording an event in an environment without endpoints (nothing is written): ns per call.
+ * 3. Side by side in one run: in-app triggers under load for BENCH_DURATION_MS with no endpoint, then with an endpoint
  *    taking every event (each trigger then sends message.sent and message.delivered): triggers accepted per second,
  *    in-app messages delivered per second, and webhooks received per second.
  * The scale-out mode is the same single process over PostgreSQL and BullMQ (as `npm run bench --mode scaleout`).
@@ -124,12 +125,20 @@ async function benchMode(mode: 'embedded' | 'scaleout') {
     ok(await server.request('DELETE', `/v2/webhooks/endpoints/${created.body.data._id}`), 200);
     await server.waitForIdle({ timeoutMs: 60_000 });
 
-    // 2. Triggers without, then with, webhooks flowing.
+    // 2. What a change pays for the outbox when its environment has no endpoint (the cached "not wanted" answer).
+    const rounds = 200_000;
+    const noEndpoint = server.prodEnvironmentId;
+    await server.deps.store.events.wanted(noEndpoint);
+    const costStarted = performance.now();
+    for (let i = 0; i < rounds; i++) await server.deps.store.events.record(noEndpoint, [event]);
+    const noEndpointNs = Math.round(((performance.now() - costStarted) * 1e6) / rounds);
+
+    // 3. Triggers without, then with, webhooks flowing.
     const without = await triggerRound(server, 'without');
     await server.waitForIdle({ timeoutMs: 60_000 });
     ok(await server.request('POST', '/v2/webhooks/endpoints', { body: { url: `${receiver.url}/all` } }), 201);
     const withWebhooks = await triggerRound(server, 'with', receiver);
-    return { mode, deliveryPerSecond, events: EVENTS, without, withWebhooks };
+    return { mode, deliveryPerSecond, events: EVENTS, noEndpointNs, without, withWebhooks };
   } finally {
     await server.close();
     await receiver.close();
@@ -142,6 +151,7 @@ for (const mode of modes) {
   const result = await benchMode(mode);
   const drop = (a: number, b: number) => `${(((a - b) / a) * 100).toFixed(1)} %`;
   console.log(`\n${mode}: ${result.events} recorded events delivered at ${result.deliveryPerSecond}/s`);
+  console.log(`recording a change's event with no endpoint in the environment: ${result.noEndpointNs} ns (nothing written)`);
   console.table({
     'no endpoint': { 'triggers/s': result.without.triggersPerSecond, 'in-app delivered/s': result.without.deliveredPerSecond, 'webhooks/s': '-' },
     'endpoint taking all events': {
