@@ -78,6 +78,8 @@ export interface WebhooksConfig {
   /** How often the worker re-enqueues attempts overdue by `overdueMs` (a job lost between a commit and its enqueue). */
   sweepIntervalMs: number;
   overdueMs: number;
+  /** Events and finished attempts are deleted after this many days (the attempt log and `recover` reach that far). */
+  retentionDays: number;
 }
 
 /** The Inbox (`/v1/inbox/*`, the browser clients @novu/js and <Inbox />). */
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       relayIntervalMs: integer(env, 'HERALD_WEBHOOK_RELAY_MS', 200, 1),
       sweepIntervalMs: integer(env, 'HERALD_WEBHOOK_SWEEP_MS', 30_000, 10),
       overdueMs: integer(env, 'HERALD_WEBHOOK_OVERDUE_MS', 60_000, 0),
+      retentionDays: integer(env, 'HERALD_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     },
     dashboard: {
       sessionTtlSeconds: integer(env, 'HERALD_DASHBOARD_SESSION_TTL_SECONDS', 12 * 3600, 60, 365 * 24 * 3600),

@@ -554,6 +554,11 @@ export interface WebhookRepository {
   listAttempts(environmentId: string, endpointId: string, filter: WebhookAttemptListFilter): Promise<{ data: WebhookAttempt[]; hasMore: boolean }>;
   /** Events (ids and types) of the endpoint created since `since` whose latest attempt failed. */
   listFailedEvents(environmentId: string, endpointId: string, since: string): Promise<Array<{ webhookId: string; eventType: string }>>;
+  /**
+   * Deletes up to `limit` dispatched events and finished attempts recorded before `before` (ISO), of any environment;
+   * returns how many rows went (the sweep calls it until it returns less than a batch).
+   */
+  pruneBefore(before: string, limit: number): Promise<number>;
   /** Pending attempts due before `dueBefore`, of any environment (the sweep that re-enqueues lost jobs). */
   listOverdueAttempts(dueBefore: string, limit: number): Promise<WebhookAttempt[]>;
 }

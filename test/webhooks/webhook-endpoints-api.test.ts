@@ -220,3 +220,33 @@ describe('an endpoint that only fails', () => {
     }
   });
 });
+
+describe('history retention', () => {
+  it('deletes events and finished attempts older than HERALD_WEBHOOK_RETENTION_DAYS, keeping pending ones and undispatched events', async () => {
+    const countOf = async (table: 'webhook_events' | 'webhook_attempts', where?: [string, string]) => {
+      let query = server.container.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
+      if (where) query = query.where(where[0] as never, '=', where[1] as never);
+      return Number((await query.executeTakeFirstOrThrow()).n);
+    };
+    await server.waitForIdle({ timeoutMs: 10_000 });
+    expect(await countOf('webhook_attempts')).toBeGreaterThan(0);
+    const endpoint = (await create({ url: `${receiver.url}/kept`, enabled: false })).body.data;
+    const now = new Date().toISOString();
+    // An old pending attempt (no job runs it) and an old event not yet fanned out: both older than any boundary.
+    await server.deps.store.webhooks.createAttempts([
+      { _id: '000000010000000000000002', _environmentId: server.devEnvironmentId, _endpointId: endpoint._id, webhookId: 'w', eventType: 'webhook.test', attempt: 1, status: 'pending', durationMs: 0, responseBodySnippet: '', dueAt: '2999-01-01T00:00:00.000Z', createdAt: now },
+    ]);
+    await server.container.db.insertInto('webhook_events').values({ id: '000000010000000000000001', environment_id: 'elsewhere', type: 'webhook.test', body: '{}', dispatched: 0, created_at: now }).execute();
+
+    // Nothing is old enough yet.
+    const { pruneWebhookHistory } = await import('../../src/usecases/webhooks/sweep-webhook-attempts.js');
+    expect(await pruneWebhookHistory(server.deps)).toBe(0);
+    // 31 days later everything finished is gone.
+    const later = { ...server.deps, clock: { now: () => Date.now() + 31 * 86_400_000 } };
+    expect(await pruneWebhookHistory(later)).toBeGreaterThan(0);
+    expect(await countOf('webhook_attempts')).toBe(1);
+    expect(await countOf('webhook_attempts', ['status', 'pending'])).toBe(1);
+    expect(await countOf('webhook_events')).toBe(1);
+    await server.container.db.deleteFrom('webhook_events').where('id', '=', '000000010000000000000001').execute();
+  });
+});

@@ -310,6 +310,20 @@ export class SqlWebhookRepository implements WebhookRepository {
     return [...latest].filter(([, value]) => value.status === 'failed').map(([webhookId, value]) => ({ webhookId, eventType: value.eventType }));
   }
 
+  async pruneBefore(before: string, limit: number): Promise<number> {
+    // Ids start with their creation second (domain/ids.ts): the primary keys bound the range without another index.
+    const boundary = Math.floor(Date.parse(before) / 1000).toString(16).padStart(8, '0');
+    const attempts = await this.db
+      .deleteFrom('webhook_attempts')
+      .where('id', 'in', (eb) => eb.selectFrom('webhook_attempts').select('id').where('id', '<', boundary).where('status', '!=', 'pending').limit(limit))
+      .executeTakeFirst();
+    const events = await this.db
+      .deleteFrom('webhook_events')
+      .where('id', 'in', (eb) => eb.selectFrom('webhook_events').select('id').where('id', '<', boundary).where('dispatched', '=', 1).limit(limit))
+      .executeTakeFirst();
+    return Number(attempts.numDeletedRows) + Number(events.numDeletedRows);
+  }
+
   async listOverdueAttempts(dueBefore: string, limit: number): Promise<WebhookAttempt[]> {
     const rows = await this.db
       .selectFrom('webhook_attempts')

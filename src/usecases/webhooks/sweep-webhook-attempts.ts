@@ -12,3 +12,14 @@ export async function sweepWebhookAttempts(deps: Deps, overdueMs: number): Promi
   await enqueueAttempts(deps, overdue, `sweep${now}`);
   return overdue.length;
 }
+
+/** Deletes events and finished attempts older than config.webhooks.retentionDays, in batches; returns how many rows. */
+export async function pruneWebhookHistory(deps: Deps): Promise<number> {
+  const before = new Date(deps.clock.now() - deps.config.webhooks.retentionDays * 86_400_000).toISOString();
+  let total = 0;
+  for (;;) {
+    const deleted = await deps.store.webhooks.pruneBefore(before, 1000);
+    total += deleted;
+    if (deleted < 1000) return total;
+  }
+}
