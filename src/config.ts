@@ -69,6 +69,26 @@ export interface Config {
     /** Provider delivery reports accepted per integration per rate-limit window (HERALD_RATE_LIMIT_PROVIDER_REPORTS). */
     rateLimitPerIntegration: number;
   };
+  webhooks: WebhooksConfig;
+}
+
+/** Outbound webhooks (docs/webhooks.md). */
+export interface WebhooksConfig {
+  /** Delay before each attempt of an event: the first is the first attempt's (0 = at once), then one per retry. */
+  retryDelaysMs: number[];
+  /** An endpoint whose every attempt failed for this long is disabled. */
+  disableAfterMs: number;
+  /** Per attempt: the receiver must answer within this. */
+  timeoutMs: number;
+  /** How long a process trusts its "this environment has (no) endpoints" answer (endpoint changes drop it at once). */
+  presenceCacheMs: number;
+  /** How often the worker looks for new events to fan out when none woke it. */
+  relayIntervalMs: number;
+  /** How often the worker re-enqueues attempts overdue by `overdueMs` (a job lost between a commit and its enqueue). */
+  sweepIntervalMs: number;
+  overdueMs: number;
+  /** Events and finished attempts are deleted after this many days (the attempt log and `recover` reach that far). */
+  retentionDays: number;
 }
 
 /** The Inbox (`/v1/inbox/*`, the browser clients @novu/js and <Inbox />). */
@@ -133,6 +153,27 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** `250`, `250ms`, `5s`, `5m`, `2h`, `5d` as milliseconds. */
+function durationMs(name: string, raw: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(raw.trim());
+  if (!match) throw new ConfigError(`${name} must be durations such as 500ms, 5s, 5m, 2h or 5d, got "${raw}"`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms') as 'ms'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+function durations(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const values = raw.split(',').map((part) => durationMs(name, part));
+  if (values.length > 50) throw new ConfigError(`${name} takes at most 50 entries`);
+  return values;
+}
+
+function duration(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? fallback : durationMs(name, raw);
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -203,6 +244,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     deliveryReports: {
       // Vendors send bursts (SendGrid batches, SES at sending rate); a window's worth of a busy sender fits.
       rateLimitPerIntegration: integer(env, 'HERALD_RATE_LIMIT_PROVIDER_REPORTS', 1_000, 1),
+    },
+    webhooks: {
+      // Standard Webhooks / Svix: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+      retryDelaysMs: durations(env, 'HERALD_WEBHOOK_RETRY_SCHEDULE', [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
+      disableAfterMs: duration(env, 'HERALD_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000),
+      timeoutMs: integer(env, 'HERALD_WEBHOOK_TIMEOUT_MS', 15_000, 1),
+      presenceCacheMs: integer(env, 'HERALD_WEBHOOK_PRESENCE_CACHE_MS', 1_000, 0),
+      relayIntervalMs: integer(env, 'HERALD_WEBHOOK_RELAY_MS', 200, 1),
+      sweepIntervalMs: integer(env, 'HERALD_WEBHOOK_SWEEP_MS', 30_000, 10),
+      overdueMs: integer(env, 'HERALD_WEBHOOK_OVERDUE_MS', 60_000, 0),
+      retentionDays: integer(env, 'HERALD_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     },
     dashboard: {
       sessionTtlSeconds: integer(env, 'HERALD_DASHBOARD_SESSION_TTL_SECONDS', 12 * 3600, 60, 365 * 24 * 3600),

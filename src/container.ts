@@ -23,6 +23,9 @@ import { LocalKeyRevocations } from './store/local-key-revocations.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
 import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
 import type { RealtimeNotifier } from './realtime/ports.js';
+import { createWebhookSender } from './webhooks/http-sender.js';
+import { WebhookPresence } from './store/sql/webhook-repository.js';
+import { webhookPresenceListener } from './usecases/webhooks/announce-endpoints-changed.js';
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -104,7 +107,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const db = await openDatabase(config);
   if (options.migrate ?? true) await migrateToLatest(db, dialect);
 
-  const store = new SqlStore(db, { dialect, secretBox });
+  // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.
+  let presenceTrusted = () => true;
+  const webhookPresence = new WebhookPresence(config.webhooks.presenceCacheMs, () => presenceTrusted());
+  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence });
   const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;
   const queue: JobQueue =
     remote?.queue ??
@@ -130,8 +136,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
     realtime: notifier,
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
     deliveryReports: createDeliveryReportDirectory(config),
+    webhooks: createWebhookSender(config),
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
+  deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));
+  presenceTrusted = () => deps.keyRevocations.listening;
   return {
     deps,
     db,

@@ -32,6 +32,7 @@ import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
+import { webhooksRoutes } from './routes/webhooks.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
 import { widgetRoutes } from './routes/widgets.js';
 import { providerReportsRoutes } from './routes/provider-reports.js';
@@ -151,6 +152,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(inboxClientRoutes, { deps, readCache });
   await app.register(widgetRoutes, { deps, readCache });
   await app.register(providerReportsRoutes, { deps });
+  await app.register(webhooksRoutes, { deps });
   for (const register of options.extraRoutes ?? []) await register(app, deps);
 
   if (options.realtime) {

@@ -63,6 +63,11 @@ export const AUDITED_OPERATIONS: Record<string, AuditRule> = {
   'POST /v1/topics/:topicKey/subscribers/removal': { action: 'topic.subscriptions_deleted', target: { type: 'topic', param: 'topicKey' } },
   'DELETE /v1/messages/:messageId': { action: 'message.deleted', target: { type: 'message', param: 'messageId' } },
   'DELETE /v1/messages/transaction/:transactionId': { action: 'message.deleted', target: { type: 'transaction', param: 'transactionId' } },
+  // Outbound webhook endpoints: where events go and the secret that signs them
+  'POST /v2/webhooks/endpoints': { action: 'webhook_endpoint.created', target: { type: 'webhook_endpoint' } },
+  'PATCH /v2/webhooks/endpoints/:id': { action: 'webhook_endpoint.updated', target: { type: 'webhook_endpoint', param: 'id' } },
+  'DELETE /v2/webhooks/endpoints/:id': { action: 'webhook_endpoint.deleted', target: { type: 'webhook_endpoint', param: 'id' } },
+  'POST /v2/webhooks/endpoints/:id/rotate-secret': { action: 'webhook_endpoint.secret_rotated', target: { type: 'webhook_endpoint', param: 'id' } },
   // Activity
   'POST /v1/notifications/:notificationId/jobs/:jobId/retry': { action: 'job.retried', target: { type: 'job', param: 'jobId' } },
   'DELETE /v1/events/trigger/:transactionId': { action: 'event.canceled', target: { type: 'transaction', param: 'transactionId' } },

@@ -9,6 +9,8 @@ export const JOB_NAMES = {
   runStep: 'run-step',
   /** Returns a snoozed in-app message to the Inbox when its snooze ends. */
   endSnooze: 'end-snooze',
+  /** Makes one outbound webhook attempt (one row of webhook_attempts). */
+  deliverWebhook: 'deliver-webhook',
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
@@ -30,10 +32,16 @@ export interface EndSnoozePayload {
   snoozedUntil: string;
 }
 
+export interface DeliverWebhookPayload {
+  environmentId: string;
+  attemptId: string;
+}
+
 /** dedupe keys: one queue row per trigger, one per step run (a delay/digest wait is a second run). */
 export const dedupeKeys = {
   trigger: (triggerId: string) => `trigger:${triggerId}`,
   step: (jobId: string) => `step:${jobId}`,
   resume: (jobId: string) => `resume:${jobId}`,
   endSnooze: (messageId: string, snoozedUntil: string) => `snooze:${messageId}:${snoozedUntil}`,
+  webhookAttempt: (attemptId: string) => `webhook:${attemptId}`,
 };

@@ -20,6 +20,7 @@ import type { Workflow } from '../domain/workflow.js';
 import type { UserRole } from '../domain/types.js';
 import type { ApiKeyInfo, AuditEntry, DashboardSessionRecord, OneTimeToken, OneTimeTokenKind, StoredUser } from '../domain/dashboard.js';
 import type { GlobalPreference, WorkflowPreference } from '../domain/preferences.js';
+import type { DomainEvent, WebhookAttempt, WebhookAttemptStatus, WebhookEndpoint, WebhookEventBody, WebhookSecrets } from '../domain/webhooks.js';
 
 /**
  * Repository contracts. Use-cases see only these interfaces; `store/sql/` implements them once for
@@ -163,6 +164,8 @@ export interface MessageRepository {
    * narrows the search through its index) that it would change; returns how many changed. Call it in a transaction.
    */
   markAllInApp(environmentId: string, subscriber: { _id: string; subscriberId: string }, markAs: MarkAs, at: string): Promise<number>;
+  /** `markAllInApp` answering the changed messages (for their domain events). */
+  markAllInAppMessages(environmentId: string, subscriber: { _id: string; subscriberId: string }, markAs: MarkAs, at: string): Promise<Message[]>;
   /** Soft-deletes the non-deleted messages of a transaction (of one channel when given); returns what was deleted. */
   softDeleteByTransaction(
     environmentId: string,
@@ -477,6 +480,96 @@ export interface KeyRevocations {
   close(): Promise<void>;
 }
 
+// ---- domain events (the outbox) and outbound webhooks -------------------------------------------------
+
+/**
+ * The outbox of domain events (ARCHITECTURE.md point 13). A use-case that changes state records the events of the
+ * change here, inside the same `store.transaction()` as the change, so the change and its events commit or roll back
+ * together; after the commit the worker fans them out to webhook endpoints (usecases/webhooks/fan-out-events.ts).
+ *
+ * Cheap when nobody listens: an environment without an enabled endpoint stores nothing (`wanted` is false, `record`
+ * returns at once). That answer is cached per process for `HERALD_WEBHOOK_PRESENCE_CACHE_MS` and dropped at once
+ * when any process changes an endpoint (announceEndpointsChanged).
+ */
+export interface EventOutbox {
+  /** Whether `record` would store anything for this environment now (it has an enabled endpoint). */
+  wanted(environmentId: string): Promise<boolean>;
+  /**
+   * Stores `events` for later delivery, stamped with a new id and `timestamp` (ISO, now); nothing when the
+   * environment has no enabled endpoint. Call it with the transaction-bound store of the change
+   * (`store.transaction(async (tx) => { ...change...; await tx.events.record(env, [event]) })`): outside a
+   * transaction the event is stored on its own and a crash between the two writes loses one or the other.
+   * Returns the stored bodies (empty when nothing was stored).
+   */
+  record(environmentId: string, events: DomainEvent[]): Promise<WebhookEventBody[]>;
+  /** Drops this process's cached `wanted` answer (one environment, or all). */
+  forget(environmentId?: string): void;
+}
+
+export interface WebhookAttemptListFilter {
+  status?: WebhookAttemptStatus;
+  page: number;
+  limit: number;
+}
+
+export interface WebhookRepository {
+  /** Stores the endpoint with its secret (encrypted). */
+  createEndpoint(endpoint: WebhookEndpoint, secret: string): Promise<void>;
+  /** Non-deleted only. */
+  getEndpoint(environmentId: string, id: string): Promise<WebhookEndpoint | undefined>;
+  /** Non-deleted endpoints, oldest first. */
+  listEndpoints(environmentId: string, filter?: { enabledOnly?: boolean }): Promise<WebhookEndpoint[]>;
+  /** Whether the environment has a non-deleted, enabled endpoint (one indexed read). */
+  hasEnabledEndpoint(environmentId: string): Promise<boolean>;
+  /** Replaces the endpoint's fields (not its secret); false when it is gone. */
+  saveEndpoint(endpoint: WebhookEndpoint): Promise<boolean>;
+  /** Soft delete; its pending attempts are never sent. False when there was no such endpoint. */
+  deleteEndpoint(environmentId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Notes a failed attempt: sets `failingSince` to `at` unless already set. Returns the value now stored and whether
+   * this call set it (the endpoint was healthy until now).
+   */
+  noteEndpointFailure(environmentId: string, id: string, at: string): Promise<{ failingSince: string | undefined; started: boolean }>;
+  /** A successful attempt: the endpoint is healthy again (`failingSince` cleared). True when it was failing. */
+  clearEndpointFailure(environmentId: string, id: string): Promise<boolean>;
+  /** Disables the endpoint with the reason admins see. */
+  disableEndpoint(environmentId: string, id: string, reason: string, at: string): Promise<void>;
+  getSecrets(environmentId: string, id: string): Promise<WebhookSecrets | undefined>;
+  /**
+   * The endpoint and its secrets for sending, from a per-process cache kept like EventOutbox.wanted's (dropped in every
+   * process by announceEndpointsChanged, which every change of an endpoint's fields, secret or health makes).
+   */
+  getDeliveryTarget(environmentId: string, id: string): Promise<{ endpoint: WebhookEndpoint; secrets: WebhookSecrets } | undefined>;
+  /** Makes `secret` current; the old one keeps signing until `previousExpiresAt`. */
+  rotateSecret(environmentId: string, id: string, secret: string, previousExpiresAt: string, at: string): Promise<void>;
+
+  /** Stores events that need no fan-out (a test event for one endpoint). */
+  createDispatchedEvent(event: WebhookEventBody): Promise<void>;
+  getEvent(environmentId: string, id: string): Promise<WebhookEventBody | undefined>;
+  /**
+   * Up to `limit` events not fanned out yet, oldest first, locked until the transaction ends (PostgreSQL: rows other
+   * workers skip). Call inside a transaction, then `markEventsDispatched` in it.
+   */
+  claimUndispatchedEvents(limit: number): Promise<WebhookEventBody[]>;
+  markEventsDispatched(ids: string[]): Promise<void>;
+
+  createAttempts(attempts: WebhookAttempt[]): Promise<void>;
+  getAttempt(environmentId: string, id: string): Promise<WebhookAttempt | undefined>;
+  /** Replaces the attempt's outcome fields. */
+  saveAttempt(attempt: WebhookAttempt): Promise<void>;
+  /** The endpoint's attempts, newest first. */
+  listAttempts(environmentId: string, endpointId: string, filter: WebhookAttemptListFilter): Promise<{ data: WebhookAttempt[]; hasMore: boolean }>;
+  /** Events (ids and types) of the endpoint created since `since` whose latest attempt failed. */
+  listFailedEvents(environmentId: string, endpointId: string, since: string): Promise<Array<{ webhookId: string; eventType: string }>>;
+  /**
+   * Deletes up to `limit` dispatched events and finished attempts recorded before `before` (ISO), of any environment;
+   * returns how many rows went (the sweep calls it until it returns less than a batch).
+   */
+  pruneBefore(before: string, limit: number): Promise<number>;
+  /** Pending attempts due before `dueBefore`, of any environment (the sweep that re-enqueues lost jobs). */
+  listOverdueAttempts(dueBefore: string, limit: number): Promise<WebhookAttempt[]>;
+}
+
 // ---- the store as a whole ----------------------------------------------------------------------------
 
 /** Vendor event ids of provider delivery reports already recorded, so a vendor's redelivery changes nothing. */
@@ -498,6 +591,9 @@ export interface Store {
   dashboard: DashboardRepository;
   preferences: SubscriberPreferenceRepository;
   providerReports: ProviderReportRepository;
+  /** Domain events of changes, written with them (see EventOutbox). */
+  events: EventOutbox;
+  webhooks: WebhookRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

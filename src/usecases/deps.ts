@@ -5,6 +5,7 @@ import type { JobQueue } from '../queue/ports.js';
 import type { ProviderDirectory } from '../providers/ports.js';
 import type { DeliveryReportDirectory } from '../providers/report-ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
+import type { WebhookSender } from '../webhooks/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -30,6 +31,8 @@ export interface Deps {
   keyRevocations: KeyRevocations;
   /** Readers of provider delivery reports (signature checks per vendor) by provider id and channel. */
   deliveryReports: DeliveryReportDirectory;
+  /** Sends outbound webhooks through the private-address guard (src/webhooks/ports.ts). */
+  webhooks: WebhookSender;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

@@ -1,11 +1,12 @@
 import { createTemplateRenderer, type TemplateRenderer } from '../domain/templates.js';
 import { SELF_CONTAINED_STEP_TYPES } from '../domain/workflow.js';
 import { ProviderError } from '../providers/ports.js';
-import { JOB_NAMES, type EndSnoozePayload, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
+import { JOB_NAMES, type DeliverWebhookPayload, type EndSnoozePayload, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
 import { RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
 import type { Deps } from '../usecases/deps.js';
 import { DeliveryError } from '../usecases/engine/delivery-error.js';
 import { endSnooze } from '../usecases/inbox/inbox-notifications.js';
+import { deliverWebhook } from '../usecases/webhooks/deliver-webhook.js';
 import { processTrigger, type ProcessTriggerOptions } from '../usecases/engine/process-trigger.js';
 import { failJob, recordRetry, runJob, type RunJobOptions } from '../usecases/engine/run-job.js';
 import { emptyCustomStepRegistry, type CustomStepRegistry, type StepHandlers } from '../usecases/engine/step-context.js';
@@ -64,6 +65,8 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
       }
       case JOB_NAMES.endSnooze:
         return endSnooze(deps, job.payload as EndSnoozePayload);
+      case JOB_NAMES.deliverWebhook:
+        return deliverWebhook(deps, job.payload as DeliverWebhookPayload);
       default:
         deps.logger.warn({ name: job.name, jobId: job.id }, 'unknown queue job dropped');
     }

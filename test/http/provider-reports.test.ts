@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SnsHttpGateway } from '../../src/providers/reports/sns.js';
 import { startHttpFake, type HttpFake, type RecordedRequest } from '../fakes/http-fake.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { createWorkflow } from '../worker/engine-helpers.js';
 import { createIntegration, createSubscriber, deliveryEnv, triggerAndSettle } from '../worker/delivery/delivery-helpers.js';
 
@@ -700,4 +701,42 @@ describe('rate limit and HERALD_PUBLIC_URL', () => {
     // Verified, but no message of this environment has that sid.
     expect(viaProxy.body.data.reports).toEqual([{ eventId: 'SM0000:delivered', state: 'delivered', vendorEvent: 'delivered', outcome: 'unmatched' }]);
   });
+});
+
+describe('provider reports announce outbound webhooks', () => {
+  it('a delivered and a bounced report each reach a webhook endpoint, verified, with the message before and after', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const created = await server.request('POST', '/v2/webhooks/endpoints', {
+        body: { url: `${receiver.url}/reports`, eventTypes: ['message.delivered', 'message.bounced'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      receiver.secrets.push(created.body.data.secret);
+      const target = await sendThrough('sendgrid');
+      const path = reportPath(integrations.sendgrid, 'email');
+      const event = (name: string, extra: Record<string, unknown> = {}) => ({
+        email: SUBSCRIBER.email,
+        timestamp: Math.floor(Date.now() / 1000),
+        event: name,
+        sg_event_id: randomBytes(16).toString('base64url'),
+        sg_message_id: `${target.message.identifier}.filter0001`,
+        ...extra,
+      });
+      expect((await post(path, sendgridSigned([event('delivered')]))).status).toBe(200);
+      expect((await post(path, sendgridSigned([event('bounce', { type: 'bounce', reason: '550 no such user' })]))).status).toBe(200);
+      const [delivered] = await receiver.waitFor((webhook) => webhook.body?.type === 'message.delivered');
+      const [bounced] = await receiver.waitFor((webhook) => webhook.body?.type === 'message.bounced');
+      for (const webhook of [delivered!, bounced!]) {
+        expect(webhook.verifiedWith).toContain(0);
+        expect(webhook.body.data.object).toMatchObject({ _id: target.message._id, channel: 'email', providerId: 'sendgrid', subscriberId: SUBSCRIBER.subscriberId });
+      }
+      expect(delivered!.body.data.object.deliveredAt).toHaveLength(delivered!.body.data.previousObject.deliveredAt.length + 1);
+      expect(bounced!.body.data.object.status).toBe('error');
+      expect(bounced!.body.data.error).toMatchObject({ code: 'bounced' });
+      // The endpoint's filter: nothing else was sent to it.
+      expect(receiver.received.map((webhook) => webhook.body.type).sort()).toEqual(['message.bounced', 'message.delivered']);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import { IntegrationsPage } from './pages/Integrations';
 import { SubscribersPage, SubscriberPage } from './pages/Subscribers';
 import { TopicsPage, TopicPage } from './pages/Topics';
 import { SettingsPage } from './pages/Settings';
+import { WebhookEndpointPage, WebhooksPage } from './pages/Webhooks';
 import './styles.css';
 
 type Boot = { state: 'loading' } | { state: 'signedOut' } | { state: 'signedIn'; me: Me };
@@ -22,6 +23,7 @@ const NAV: Array<[path: string, label: string]> = [
   ['/integrations', 'Integrations'],
   ['/subscribers', 'Subscribers'],
   ['/topics', 'Topics'],
+  ['/webhooks', 'Webhooks'],
   ['/settings', 'Settings'],
 ];
 
@@ -161,6 +163,8 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if ((params = match('/subscribers/:id', path))) return <SubscriberPage subscriberId={params.id} />;
   if (path === '/topics') return <TopicsPage />;
   if ((params = match('/topics/:key', path))) return <TopicPage topicKey={params.key} />;
+  if (path === '/webhooks') return <WebhooksPage />;
+  if ((params = match('/webhooks/:id', path))) return <WebhookEndpointPage id={params.id} />;
   if (path === '/settings') return <SettingsPage />;
   return (
     <div>

@@ -277,6 +277,10 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async markAllInApp(environmentId: string, subscriber: { _id: string; subscriberId: string }, markAs: MarkAs, at: string): Promise<number> {
+    return (await this.markAllInAppMessages(environmentId, subscriber, markAs, at)).length;
+  }
+
+  async markAllInAppMessages(environmentId: string, subscriber: { _id: string; subscriberId: string }, markAs: MarkAs, at: string): Promise<Message[]> {
     const rows = await this.db
       .selectFrom('messages')
       .select('id')
@@ -293,7 +297,7 @@ export class SqlMessageRepository implements MessageRepository {
         return eb('seen', '=', 1);
       })
       .execute();
-    return (await this.markAs(environmentId, rows.map((row) => row.id), markAs, at)).length;
+    return this.markAs(environmentId, rows.map((row) => row.id), markAs, at);
   }
 
   async softDeleteByTransaction(

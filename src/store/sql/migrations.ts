@@ -630,6 +630,61 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0020_webhooks': {
+    // Outbound webhooks (docs/webhooks.md): endpoints, the outbox of domain events, and one row per delivery attempt.
+    // Undispatched events and pending attempts have partial indexes: the relay and the sweep read only those.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('event_types', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('headers_enc', 'text', (c) => c.notNull())
+        .addColumn('secret_enc', 'text', (c) => c.notNull())
+        .addColumn('previous_secret_enc', 'text')
+        .addColumn('previous_secret_expires_at', 'text')
+        .addColumn('disabled_reason', 'text')
+        .addColumn('failing_since', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('deleted_at', 'text')
+        .execute();
+      await db.schema.createIndex('webhook_endpoints_environment').on('webhook_endpoints').columns(['environment_id', 'enabled']).execute();
+      await db.schema
+        .createTable('webhook_events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('dispatched', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('webhook_events_undispatched').on('webhook_events').column('id').where(sql.ref('dispatched'), '=', sql.lit(0)).execute();
+      await db.schema
+        .createTable('webhook_attempts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('endpoint_id', 'text', (c) => c.notNull())
+        .addColumn('webhook_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('response_status_code', 'integer')
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('response_body_snippet', 'text', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('due_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('webhook_attempts_endpoint').on('webhook_attempts').columns(['environment_id', 'endpoint_id', 'id']).execute();
+      await db.schema.createIndex('webhook_attempts_event').on('webhook_attempts').columns(['environment_id', 'webhook_id']).execute();
+      await db.schema.createIndex('webhook_attempts_pending').on('webhook_attempts').column('due_at').where(sql.ref('status'), '=', sql.lit('pending')).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

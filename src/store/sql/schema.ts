@@ -348,6 +348,9 @@ export interface Database {
   dashboard_tokens: DashboardTokensTable;
   login_attempts: LoginAttemptsTable;
   audit_log: AuditLogTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** Dashboard users (migration 0013). `email` is stored lower-case and is unique across organizations. */
@@ -408,3 +411,51 @@ export interface AuditLogTable {
 }
 
 export type { Generated };
+
+/** Outbound webhook endpoints (migration 0020). Headers and secrets are SecretBox ciphertexts. */
+export interface WebhookEndpointsTable {
+  id: string;
+  environment_id: string;
+  url: string;
+  description: string;
+  /** JSON array; empty = every type. */
+  event_types: string;
+  enabled: number;
+  headers_enc: string;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: string | null;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** The outbox: one row per domain event; `body` is the JSON sent to endpoints. */
+export interface WebhookEventsTable {
+  id: string;
+  environment_id: string;
+  type: string;
+  body: string;
+  /** 0 until the relay has made its attempts. */
+  dispatched: number;
+  created_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  environment_id: string;
+  endpoint_id: string;
+  webhook_id: string;
+  event_type: string;
+  attempt: number;
+  status: string;
+  response_status_code: number | null;
+  duration_ms: number;
+  response_body_snippet: string;
+  error: string | null;
+  due_at: string;
+  created_at: string;
+  finished_at: string | null;
+}

@@ -14,6 +14,8 @@ import { SqlTriggerRepository } from './trigger-repository.js';
 import { SqlDashboardRepository } from './dashboard-repository.js';
 import { SqlPreferenceRepository } from './preference-repository.js';
 import { SqlProviderReportRepository } from './provider-report-repository.js';
+import { SqlEventOutbox, SqlWebhookRepository, WebhookPresence } from './webhook-repository.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -25,6 +27,10 @@ export interface SqlStoreOptions {
    * SqlNotificationRepository.fewIndexed). Tests set 0 to run the other plan on small data.
    */
   fewIndexedStatusJobs?: number;
+  /** Time of recorded domain events (default the system clock). */
+  clock?: Clock;
+  /** The per-process cache of which environments have webhook endpoints; one is made when absent. */
+  webhookPresence?: WebhookPresence;
 }
 
 /**
@@ -44,6 +50,8 @@ export class SqlStore implements Store {
   readonly dashboard: SqlDashboardRepository;
   readonly preferences: SqlPreferenceRepository;
   readonly providerReports: SqlProviderReportRepository;
+  readonly webhooks: SqlWebhookRepository;
+  readonly events: SqlEventOutbox;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -62,6 +70,11 @@ export class SqlStore implements Store {
     this.dashboard = new SqlDashboardRepository(db);
     this.preferences = new SqlPreferenceRepository(db, options);
     this.providerReports = new SqlProviderReportRepository(db);
+    // Made once per top-level store and shared by its transaction-bound stores (they receive the same options).
+    options.webhookPresence ??= new WebhookPresence(1000);
+    const webhookOptions = { dialect: options.dialect, secretBox: options.secretBox, presence: options.webhookPresence, clock: options.clock ?? systemClock };
+    this.webhooks = new SqlWebhookRepository(db, webhookOptions);
+    this.events = new SqlEventOutbox(db, this.webhooks, webhookOptions);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

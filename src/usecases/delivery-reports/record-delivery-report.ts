@@ -1,4 +1,5 @@
-import { applyProviderReport, providerReportDetail, type ProviderReport } from '../../domain/delivery-reports.js';
+import { applyProviderReport, outboundEventTypeOf, providerReportDetail, type ProviderReport } from '../../domain/delivery-reports.js';
+import { isWebhookEventType, messageEvent } from '../../domain/webhooks.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { isRecordId, newId } from '../../domain/ids.js';
 import type { Integration, ProviderReportedState } from '../../domain/types.js';
@@ -104,11 +105,20 @@ async function recordOne(deps: Deps, integration: Integration, channel: 'email' 
         { _id: newId(deps.clock.now()), createdAt: at, status, detail, isRetry: false, isTest: false, providerId: integration.providerId, raw: report.raw, source: 'Webhook' },
       );
     }
-    // OUTBOUND EVENT (issue #21, Must-have 2/3): record the domain event `outboundEventTypeOf(report.state)`
-    // (message.delivered | message.bounced | message.complained | message.opened | message.clicked | message.failed;
-    // domain/delivery-reports.ts) for `updated`, with `message` as the previous object, HERE, through `store` (this
-    // transaction), so the event is written with the change or not at all. A duplicate event id returns above and
-    // records nothing.
+    // The outbound webhook event, in this transaction: written with the change or not at all (a duplicate vendor event
+    // returned above and records nothing). The subscriber is read only when an endpoint listens.
+    const type = outboundEventTypeOf(report.state);
+    if (isWebhookEventType(type) && (await store.events.wanted(environmentId))) {
+      const subscriber = message.subscriber ?? (await store.subscribers.get(environmentId, message._subscriberId));
+      const failed = report.state === 'bounced' || report.state === 'failed' || report.state === 'complained';
+      await store.events.record(environmentId, [
+        messageEvent(type, updated, {
+          previous: message,
+          subscriberId: subscriber?.subscriberId,
+          ...(failed ? { error: { message: providerReportDetail(report, vendor).detail, code: report.state } } : {}),
+        }),
+      ]);
+    }
     return { ...base, outcome: 'recorded' as const, messageId: message._id };
   });
 }

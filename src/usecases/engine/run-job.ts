@@ -8,6 +8,8 @@ import { dedupeKeys } from '../../queue/jobs.js';
 import type { Store, StoredJob } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 import { decideDelivery } from '../preferences/decide-delivery.js';
+import { withDomainEvents } from '../events/record-domain-events.js';
+import { messageEvent } from '../../domain/webhooks.js';
 import { buildMessage } from './build-message.js';
 import type { AttemptedDelivery } from './delivery-error.js';
 import {
@@ -105,9 +107,14 @@ export async function failJob(
   }
   const isChannelStep = (DELIVERY_CHANNELS as readonly string[]).includes(job.type);
   const existing = isChannelStep ? await deps.store.messages.findByJobId(job._environmentId, job._id) : undefined;
+  const error = { message: failure.message, code: 'delivery_failed' };
   if (existing?.status === 'error' && manualRetriesOf(job) > 0) {
     // A retried step failed again: its message tells the latest failure.
-    await deps.store.messages.save({ ...existing, errorText: failure.message, providerId: failure.providerId ?? existing.providerId, updatedAt: isoNow(deps.clock) });
+    const saved = { ...existing, errorText: failure.message, providerId: failure.providerId ?? existing.providerId, updatedAt: isoNow(deps.clock) };
+    await withDomainEvents(deps.store, job._environmentId, async (tx, events) => {
+      await tx.messages.save(saved);
+      events.push(messageEvent('message.failed', saved, { error }));
+    });
   }
   if (isChannelStep && !existing) {
     const message = buildMessage(run, job.type as DeliveryChannel, failure.attempted?.controls ?? (await renderedOrRaw(run)), {
@@ -117,7 +124,9 @@ export async function failJob(
       errorText: failure.message,
       address: failure.attempted?.address,
     });
-    await deps.store.messages.create(message);
+    await withDomainEvents(deps.store, job._environmentId, async (tx, events) => {
+      if ((await tx.messages.create(message)).created) events.push(messageEvent('message.failed', message, { error }));
+    });
   }
   const followUps = await applyOutcome(run, { status: 'failed', detail: failure.message, raw: failure.raw, providerId: failure.providerId });
   await enqueueFollowUps(deps, followUps);

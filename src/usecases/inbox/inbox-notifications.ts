@@ -6,6 +6,8 @@ import type { Message, SubscriberCaller } from '../../domain/types.js';
 import { dedupeKeys, JOB_NAMES, type EndSnoozePayload } from '../../queue/jobs.js';
 import type { InboxCursor, Store } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
+import { withDomainEvents } from '../events/record-domain-events.js';
+import { messageActionEventType, messageEvent } from '../../domain/webhooks.js';
 
 /**
  * The Inbox routes' operations on the caller's own in-app messages. A message of another subscriber or environment
@@ -57,6 +59,8 @@ export async function updateInboxNotification(deps: Deps, input: { caller: Subsc
     const message = await findOwn(store, caller, input.id);
     const next = applyInboxAction(message, action, new Date(now).toISOString());
     if (!(await store.messages.saveInboxState(next))) throw notificationNotFound(input.id);
+    const type = messageActionEventType(action.type);
+    if (type) await store.events.record(caller.environmentId, [messageEvent(type, next, { previous: message, subscriberId: caller.subscriberId })]);
     return next;
   });
   if (action.type === 'snooze') await scheduleSnoozeEnd(deps, updated);
@@ -85,7 +89,7 @@ export async function updateInboxNotifications(deps: Deps, input: BulkInboxInput
   if (input.ids !== undefined) {
     const ids = input.ids.filter(isRecordId);
     const messages = ids.length ? await deps.store.messages.findInAppForSubscriber(caller.environmentId, caller.subscriberRecordId, ids) : [];
-    for (const message of messages) if (await applyBulk(deps.store, input.action, message, at)) changed++;
+    for (const message of messages) if (await applyBulk(deps.store, caller, input.action, message, at)) changed++;
   } else {
     const base = { tags: input.tags, data: input.data, feeds: input.feeds };
     const filter: InboxFilter = {
@@ -99,7 +103,7 @@ export async function updateInboxNotifications(deps: Deps, input: BulkInboxInput
     let after: InboxCursor | undefined;
     for (;;) {
       const page = await deps.store.messages.listInbox(caller.environmentId, caller.subscriberRecordId, filter, { after, offset: 0, limit: 200 });
-      for (const message of page.data) if (await applyBulk(deps.store, input.action, message, at)) changed++;
+      for (const message of page.data) if (await applyBulk(deps.store, caller, input.action, message, at)) changed++;
       if (!page.hasMore || page.data.length === 0) break;
       const last = page.data[page.data.length - 1];
       after = { createdAt: last.createdAt, id: last._id };
@@ -109,16 +113,32 @@ export async function updateInboxNotifications(deps: Deps, input: BulkInboxInput
   return changed;
 }
 
-async function applyBulk(store: Store, action: BulkInboxAction, message: Message, at: string): Promise<boolean> {
-  if (action === 'delete') return store.messages.softDelete(message._environmentId, message._id, at);
-  const inboxAction: InboxAction = { type: action === 'read-archive' ? 'archive' : action };
-  return store.messages.saveInboxState(applyInboxAction(message, inboxAction, at));
+async function applyBulk(store: Store, caller: SubscriberCaller, action: BulkInboxAction, message: Message, at: string): Promise<boolean> {
+  const type = messageActionEventType(action);
+  return withDomainEvents(store, message._environmentId, async (tx, events) => {
+    let next: Message;
+    if (action === 'delete') {
+      if (!(await tx.messages.softDelete(message._environmentId, message._id, at))) return false;
+      next = { ...message, deleted: true, updatedAt: at };
+    } else {
+      next = applyInboxAction(message, { type: action === 'read-archive' ? 'archive' : action }, at);
+      if (!(await tx.messages.saveInboxState(next))) return false;
+    }
+    if (type) events.push(messageEvent(type, next, { previous: message, subscriberId: caller.subscriberId }));
+    return true;
+  });
 }
 
 /** DELETE /v1/inbox/notifications/:id/delete: a soft delete, as the server-side delete-message. */
 export async function deleteInboxNotification(deps: Deps, input: { caller: SubscriberCaller; id: string }): Promise<void> {
   const message = await findOwn(deps.store, input.caller, input.id);
-  if (!(await deps.store.messages.softDelete(input.caller.environmentId, message._id, isoNow(deps.clock)))) throw notificationNotFound(input.id);
+  const at = isoNow(deps.clock);
+  const deleted = await withDomainEvents(deps.store, input.caller.environmentId, async (tx, events) => {
+    if (!(await tx.messages.softDelete(input.caller.environmentId, message._id, at))) return false;
+    events.push(messageEvent('message.deleted', { ...message, deleted: true, updatedAt: at }, { previous: message, subscriberId: input.caller.subscriberId }));
+    return true;
+  });
+  if (!deleted) throw notificationNotFound(input.id);
   deps.realtime.messagesChanged(audienceOf(input.caller));
 }
 
@@ -136,9 +156,14 @@ export async function endSnooze(deps: Deps, payload: EndSnoozePayload): Promise<
     return;
   }
   const next = applyInboxAction(message, { type: 'unsnooze' }, isoNow(deps.clock));
-  if (!(await deps.store.messages.saveInboxState(next))) return;
   const [withSubscriber] = await deps.store.subscribers.getMany(message._environmentId, [message._subscriberId]);
   if (withSubscriber) next.subscriber = withSubscriber;
+  const saved = await withDomainEvents(deps.store, message._environmentId, async (tx, events) => {
+    if (!(await tx.messages.saveInboxState(next))) return false;
+    events.push(messageEvent('message.unsnoozed', next, { previous: message }));
+    return true;
+  });
+  if (!saved) return;
   deps.realtime.messageDelivered({ environmentId: message._environmentId, subscriberRecordId: message._subscriberId }, next);
 }
 

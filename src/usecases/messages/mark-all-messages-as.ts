@@ -3,6 +3,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { Caller, MarkAs, Message } from '../../domain/types.js';
 import type { InboxCursor, Store } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
+import { messageActionEventType, messageEvent } from '../../domain/webhooks.js';
 
 export interface MarkAllMessagesAsInput {
   caller: Caller;
@@ -23,13 +24,20 @@ export async function markAllMessagesAs(deps: Deps, input: MarkAllMessagesAsInpu
     const subscriber = await store.subscribers.findBySubscriberId(environmentId, input.subscriberId);
     if (!subscriber) throw NotFoundError.subscriber(input.subscriberId);
     const at = isoNow(deps.clock);
+    const type = messageActionEventType(input.markAs);
     if (input.feedIdentifiers && input.feedIdentifiers.length > 0) {
       const ids = await idsInFeeds(store, environmentId, subscriber._id, input.feedIdentifiers, input.markAs);
-      const changed = ids.length ? (await store.messages.markAs(environmentId, ids, input.markAs, at)).length : 0;
+      const updated = ids.length ? await store.messages.markAs(environmentId, ids, input.markAs, at) : [];
+      if (type && updated.length) await store.events.record(environmentId, updated.map((m) => messageEvent(type, m, { subscriberId: subscriber.subscriberId })));
+      return { changed: updated.length, subscriberRecordId: subscriber._id };
+    }
+    if (!type || !(await store.events.wanted(environmentId))) {
+      const changed = await store.messages.markAllInApp(environmentId, subscriber, input.markAs, at);
       return { changed, subscriberRecordId: subscriber._id };
     }
-    const changed = await store.messages.markAllInApp(environmentId, subscriber, input.markAs, at);
-    return { changed, subscriberRecordId: subscriber._id };
+    const updated = await store.messages.markAllInAppMessages(environmentId, subscriber, input.markAs, at);
+    await store.events.record(environmentId, updated.map((m) => messageEvent(type, m, { subscriberId: subscriber.subscriberId })));
+    return { changed: updated.length, subscriberRecordId: subscriber._id };
   });
   if (changed > 0) deps.realtime.messagesChanged({ environmentId, subscriberRecordId });
   return changed;

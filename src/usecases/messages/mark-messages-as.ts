@@ -3,6 +3,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { Caller, MarkAs, Message } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
 import { withSubscribers } from './with-subscribers.js';
+import { messageActionEventType, messageEvent } from '../../domain/webhooks.js';
 
 export interface MarkMessagesAsInput {
   caller: Caller;
@@ -25,12 +26,24 @@ export async function markMessagesAs(deps: Deps, input: MarkMessagesAsInput): Pr
   const { messages, subscriberRecordId } = await deps.store.transaction(async (store) => {
     const subscriber = await store.subscribers.findBySubscriberId(environmentId, input.subscriberId);
     if (!subscriber) throw NotFoundError.subscriber(input.subscriberId);
-    const found = new Set((await store.messages.findInAppForSubscriber(environmentId, subscriber._id, ids)).map((m) => m._id));
+    const before = await store.messages.findInAppForSubscriber(environmentId, subscriber._id, ids);
+    const found = new Set(before.map((m) => m._id));
     const missing = ids.find((id) => !found.has(id));
     if (missing !== undefined) throw NotFoundError.entity('Message', missing);
     const at = isoNow(deps.clock);
     let updated: Message[] = [];
-    for (const mark of marks) updated = await store.messages.markAs(environmentId, ids, mark, at);
+    const wanted = await store.events.wanted(environmentId);
+    let previous = new Map(before.map((m) => [m._id, m]));
+    for (const mark of marks) {
+      updated = await store.messages.markAs(environmentId, ids, mark, at);
+      const type = messageActionEventType(mark);
+      if (wanted && type) {
+        // One event per message per mark, with the record before it; recorded in this transaction.
+        const events = updated.map((m) => messageEvent(type, m, { previous: previous.get(m._id), subscriberId: subscriber.subscriberId }));
+        await store.events.record(environmentId, events);
+        previous = new Map(updated.map((m) => [m._id, m]));
+      }
+    }
     return { messages: await withSubscribers(store, environmentId, updated), subscriberRecordId: subscriber._id };
   });
   // After the commit: the subscriber's open Inboxes get their new counts.

@@ -3,6 +3,7 @@ import { scheduleProblems, type DeliverySchedule } from '../../domain/delivery-s
 import { ValidationError } from '../../domain/errors.js';
 import { channelSwitchesFrom, withChannels, withoutGlobalChannels, type GlobalPreference } from '../../domain/preferences.js';
 import type { Deps } from '../deps.js';
+import { preferenceEvent } from '../../domain/webhooks.js';
 import { subscriberOf, type PreferenceSubject } from './preference-subject.js';
 import { readPreferences, type Criticality } from './get-subscriber-preferences.js';
 import type { SubscriberPreferencesView } from './preference-view.js';
@@ -39,6 +40,9 @@ export async function updateGlobalPreference(deps: Deps, input: UpdateGlobalPref
     if (input.schedule === null) delete global.schedule;
     else if (input.schedule !== undefined) global = { ...global, schedule: input.schedule };
     await store.preferences.saveGlobal(input.environmentId, subscriber._id, global, at);
+    await store.events.record(input.environmentId, [
+      preferenceEvent({ environmentId: input.environmentId, subscriber, level: 'global', preference: { ...global }, previous: records.global ? { ...records.global } : undefined, updatedAt: at }),
+    ]);
     const workflowIds = Object.keys(records.workflows);
     const wiped = withoutGlobalChannels(workflowIds.map((id) => ({ id, ...records.workflows[id] })), switches);
     for (const { id, updatedAt: _kept, ...record } of wiped) {

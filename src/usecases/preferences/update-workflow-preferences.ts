@@ -4,6 +4,7 @@ import { channelSwitchesFrom, isLockedWorkflow, withChannels, type WorkflowPrefe
 import type { Workflow } from '../../domain/workflow.js';
 import type { Store } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
+import { preferenceEvent } from '../../domain/webhooks.js';
 import { subscriberOf, type PreferenceSubject } from './preference-subject.js';
 import { workflowView, type WorkflowPreferenceView } from './preference-view.js';
 
@@ -44,6 +45,10 @@ export async function updateWorkflowPreferences(deps: Deps, input: UpdateWorkflo
     for (const { workflow, record } of changed.values()) {
       const { updatedAt: _old, ...stored } = record;
       await store.preferences.saveWorkflow(input.environmentId, subscriber._id, workflow._id, stored, at);
+      const previous = records.workflows[workflow._id];
+      await store.events.record(input.environmentId, [
+        preferenceEvent({ environmentId: input.environmentId, subscriber, level: 'workflow', workflow, preference: { ...stored }, previous: previous ? { ...previous } : undefined, updatedAt: at }),
+      ]);
     }
     return [...changed.values()].map(({ workflow, record }) => workflowView(workflow, records.global, { ...record, updatedAt: at }));
   });

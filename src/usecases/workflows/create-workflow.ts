@@ -4,6 +4,8 @@ import { isoNow } from '../../domain/clock.js';
 import type { Caller, Severity } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
 import type { Deps } from '../deps.js';
+import { withDomainEvents } from '../events/record-domain-events.js';
+import { workflowEvent } from '../../domain/webhooks.js';
 import { buildSteps, checkPayloadSchema, preferenceSettingsFrom, type PreferencesInput, type StepInput } from './workflow-input.js';
 import { notificationGroupIdFor } from './notification-group.js';
 
@@ -57,6 +59,9 @@ export async function createWorkflow(deps: Deps, input: CreateWorkflowInput): Pr
     createdAt: now,
     updatedAt: now,
   };
-  await deps.store.workflows.create(workflow);
+  await withDomainEvents(deps.store, caller.environmentId, async (tx, events) => {
+    await tx.workflows.create(workflow);
+    events.push(workflowEvent('workflow.created', workflow));
+  });
   return workflow;
 }

@@ -1,6 +1,8 @@
 import { isoNow } from '../../domain/clock.js';
 import type { Caller } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
+import { withDomainEvents } from '../events/record-domain-events.js';
+import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
 
 export interface DeleteWorkflowInput {
@@ -12,5 +14,9 @@ export interface DeleteWorkflowInput {
 export async function deleteWorkflow(deps: Deps, input: DeleteWorkflowInput): Promise<void> {
   const current = await getWorkflow(deps, { caller: input.caller, workflowId: input.workflowIdOrId });
   const now = isoNow(deps.clock);
-  await deps.store.workflows.save({ ...current, deleted: true, deletedAt: now, deletedBy: input.caller.actorId, updatedAt: now });
+  const deleted = { ...current, deleted: true, deletedAt: now, deletedBy: input.caller.actorId, updatedAt: now };
+  await withDomainEvents(deps.store, input.caller.environmentId, async (tx, events) => {
+    await tx.workflows.save(deleted);
+    events.push(workflowEvent('workflow.deleted', deleted, current));
+  });
 }

@@ -2,6 +2,8 @@ import { isoNow } from '../../domain/clock.js';
 import type { Caller, Severity } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
 import type { Deps } from '../deps.js';
+import { withDomainEvents } from '../events/record-domain-events.js';
+import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
 import { checkPayloadSchema } from './workflow-input.js';
 
@@ -37,6 +39,9 @@ export async function patchWorkflow(deps: Deps, input: PatchWorkflowInput): Prom
     ...(payloadSchema ? { payloadSchema } : {}),
     updatedAt: isoNow(deps.clock),
   };
-  await deps.store.workflows.save(workflow);
+  await withDomainEvents(deps.store, input.caller.environmentId, async (tx, events) => {
+    await tx.workflows.save(workflow);
+    events.push(workflowEvent('workflow.updated', workflow, current));
+  });
   return workflow;
 }

@@ -3,6 +3,8 @@ import { ConflictError } from '../../domain/errors.js';
 import type { Caller, Severity } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
 import type { Deps } from '../deps.js';
+import { withDomainEvents } from '../events/record-domain-events.js';
+import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
 import { buildSteps, checkPayloadSchema, preferenceSettingsFrom, type PreferencesInput, type StepInput } from './workflow-input.js';
 
@@ -59,6 +61,9 @@ export async function updateWorkflow(deps: Deps, input: UpdateWorkflowInput): Pr
     ...(input.data !== undefined ? { data: input.data } : {}),
     updatedAt: isoNow(deps.clock),
   };
-  await deps.store.workflows.save(workflow);
+  await withDomainEvents(deps.store, caller.environmentId, async (tx, events) => {
+    await tx.workflows.save(workflow);
+    events.push(workflowEvent('workflow.updated', workflow, current));
+  });
   return workflow;
 }

@@ -8,6 +8,8 @@ import { buildProviderMessage, type ProviderChannel } from '../../usecases/engin
 import { chooseIntegration, requestedIntegrationIdentifier, type IntegrationChoice } from '../../usecases/engine/select-integration.js';
 import type { StepOutcome, StepRun } from '../../usecases/engine/step-context.js';
 import { pruneInvalidDeviceTokens } from '../../usecases/subscriber-credentials/prune-invalid-device-tokens.js';
+import { withDomainEvents } from '../../usecases/events/record-domain-events.js';
+import { messageEvent } from '../../domain/webhooks.js';
 
 /**
  * The one path of every channel step: render the controls, then store the in-app message, or pick the
@@ -59,8 +61,13 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const sent = buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address });
   // The vendor's id: its delivery reports name the message by it (usecases/delivery-reports).
   if (result.id) sent.identifier = result.id;
-  if (existing && retrying) await store.messages.save({ ...sent, _id: existing._id, createdAt: existing.createdAt, errorId: undefined, errorText: undefined });
-  else await store.messages.create(sent);
+  await withDomainEvents(store, job._environmentId, async (tx, events) => {
+    if (existing && retrying) {
+      const saved = { ...sent, _id: existing._id, createdAt: existing.createdAt, errorId: undefined, errorText: undefined };
+      await tx.messages.save(saved);
+      events.push(messageEvent('message.sent', saved));
+    } else if ((await tx.messages.create(sent)).created) events.push(messageEvent('message.sent', sent));
+  });
   return {
     status: 'completed',
     detail: `Message sent via ${integration.providerId}${result.id ? ` (id ${result.id})` : ''}`,
@@ -87,7 +94,12 @@ async function deliverInApp(run: StepRun): Promise<StepOutcome> {
     const existing = await store.messages.findByJobId(job._environmentId, job._id);
     return existing ? outcomeOfExisting(existing) : rendered.outcome;
   }
-  const stored = await store.messages.create(buildMessage(run, 'in_app', rendered.controls, { status: 'sent', providerId: 'novu' }));
+  // Novu announces an in-app message twice: sent, then delivered (it is in the Inbox at once).
+  const stored = await withDomainEvents(store, job._environmentId, async (tx, events) => {
+    const result = await tx.messages.create(buildMessage(run, 'in_app', rendered.controls, { status: 'sent', providerId: 'novu' }));
+    if (result.created) events.push(messageEvent('message.sent', result.message), messageEvent('message.delivered', result.message));
+    return result;
+  });
   if (!stored.created) return outcomeOfExisting(stored.message);
   // In-app steps never run inside a transaction (run-job's TRANSACTIONAL_STEPS): the message is durable now.
   run.deps.realtime.messageDelivered({ environmentId: job._environmentId, subscriberRecordId: stored.message._subscriberId }, stored.message);
@@ -136,15 +148,17 @@ async function recordPushTokenFailures(run: StepRun, integration: Integration, a
   const errorText = allFailed
     ? `All ${tokens.length} device tokens failed: ${failures}`
     : `${failed.length} of ${tokens.length} device tokens failed: ${failures}`;
-  await run.store.messages.create(
-    buildMessage(run, 'push', attempted.controls, {
-      status: allFailed ? 'error' : 'warning',
-      providerId: integration.providerId,
-      address: attempted.address,
-      errorId: allFailed ? 'push_tokens_failed' : 'push_tokens_partially_failed',
-      errorText,
-    }),
-  );
+  const message = buildMessage(run, 'push', attempted.controls, {
+    status: allFailed ? 'error' : 'warning',
+    providerId: integration.providerId,
+    address: attempted.address,
+    errorId: allFailed ? 'push_tokens_failed' : 'push_tokens_partially_failed',
+    errorText,
+  });
+  await withDomainEvents(run.store, run.job._environmentId, async (tx, events) => {
+    if (!(await tx.messages.create(message)).created) return;
+    events.push(allFailed ? messageEvent('message.failed', message, { error: { message: errorText, code: message.errorId } }) : messageEvent('message.sent', message));
+  });
   const base = { providerId: integration.providerId, raw: rawOf(result) };
   if (allFailed) return { status: 'failed', detail: `${errorText}${removedText}`, ...base };
   const sent = tokens.length - failed.length;
