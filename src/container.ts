@@ -22,6 +22,8 @@ import { LocalKeyRevocations } from './store/local-key-revocations.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
 import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
 import type { RealtimeNotifier } from './realtime/ports.js';
+import type { Metrics, Tracing } from './observability/ports.js';
+import { noopMetrics, noopTracing } from './observability/noop.js';
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -116,6 +118,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       backoffMs: config.worker.backoffMs,
     });
   const { notifier, fanout } = remote ? remote.realtime : localRealtime();
+  const [metrics, tracing] = await Promise.all([openMetrics(config, db, queue, logger), openTracing(config)]);
   const deps: Deps = {
     config,
     clock,
@@ -128,6 +131,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     queue,
     realtime: notifier,
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
+    metrics,
+    tracing,
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   return {
@@ -140,6 +145,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await deps.keyRevocations.close();
       remote?.redis.disconnect();
       await db.destroy();
+      // Last, so the spans of everything above are exported.
+      await tracing.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'spans could not be exported at shutdown'));
     },
   };
 }
@@ -194,6 +201,28 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
   }
   return { redis, queue, idempotency, rateLimits, realtime, keyRevocations };
 }
+
+/** prom-client is loaded only when metrics are on (HERALD_METRICS, default on). */
+async function openMetrics(config: Config, db: Kysely<Database>, queue: JobQueue, logger: Logger): Promise<Metrics> {
+  if (!config.metrics.enabled) return noopMetrics;
+  const { PromMetrics } = await import('./observability/metrics.js');
+  // SQLite is one connection, held open for the process's life: always 1 in use, nobody waiting.
+  const poolUsage = config.databaseUrl ? (await import('./store/postgres/connection.js')).poolUsage : undefined;
+  return new PromMetrics({
+    queue: queue.stats ? () => queue.stats!() : undefined,
+    dbPool: poolUsage ? () => poolUsage(db) : () => ({ inUse: 1, waiting: 0 }),
+    logger,
+  });
+}
+
+/** OpenTelemetry is loaded only when an OTLP endpoint is configured (config.tracing). */
+async function openTracing(config: Config): Promise<Tracing> {
+  if (!config.tracing) return noopTracing;
+  const { createTracing } = await import('./observability/tracing.js');
+  return createTracing(config.tracing, HERALD_VERSION);
+}
+
+const HERALD_VERSION = '0.1.0';
 
 /** Embedded: notifiers and the socket server share one process and one hub. */
 function localRealtime(): { notifier: RealtimeNotifier; fanout: RealtimeFanout } {

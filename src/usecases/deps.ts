@@ -4,6 +4,7 @@ import type { IdempotencyStore, KeyRevocations, RateLimitStore, Store } from '..
 import type { JobQueue } from '../queue/ports.js';
 import type { ProviderDirectory } from '../providers/ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
+import type { Metrics, Tracing } from '../observability/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -27,6 +28,10 @@ export interface Deps {
   realtime: RealtimeNotifier;
   /** Revoked secret keys announced to every process (their key caches drop them at once). */
   keyRevocations: KeyRevocations;
+  /** Metric recorders (src/observability/ports.ts); no-ops when HERALD_METRICS=off. */
+  metrics: Metrics;
+  /** OpenTelemetry spans; no-ops unless an OTLP endpoint is configured. */
+  tracing: Tracing;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

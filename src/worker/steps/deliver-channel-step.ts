@@ -49,7 +49,7 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const attempted: AttemptedDelivery = { providerId: integration.providerId, controls, address: built.address };
   let result: SendResult;
   try {
-    result = await provider.send(integration.credentials, built.message as never, run.deps.providers.context());
+    result = await sendObserved(run, channel, integration.providerId, () => provider.send(integration.credentials, built.message as never, run.deps.providers.context()));
   } catch (error) {
     throw new DeliveryError(error, attempted);
   }
@@ -59,12 +59,32 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const sent = buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address });
   if (existing && retrying) await store.messages.save({ ...sent, _id: existing._id, createdAt: existing.createdAt, errorId: undefined, errorText: undefined });
   else await store.messages.create(sent);
+  run.deps.metrics.delivery(channel, integration.providerId, 'sent');
   return {
     status: 'completed',
     detail: `Message sent via ${integration.providerId}${result.id ? ` (id ${result.id})` : ''}`,
     providerId: integration.providerId,
     raw: rawOf(result),
   };
+}
+
+/** The provider call in a span of its own (kind client), timed for `herald_provider_request_duration_seconds`. */
+async function sendObserved(run: StepRun, channel: DeliveryChannel, providerId: string, send: () => Promise<SendResult>): Promise<SendResult> {
+  const { metrics, tracing } = run.deps;
+  const attributes = { 'herald.provider.id': providerId, 'herald.channel': channel, 'herald.workflow.id': run.workflow?.workflowId, 'herald.step.type': run.job.type };
+  return tracing.span(`provider ${providerId} send`, { kind: 'client', attributes }, async (span) => {
+    const started = performance.now();
+    try {
+      const result = await send();
+      span.setAttributes({ 'herald.outcome': 'sent' });
+      return result;
+    } catch (error) {
+      span.setAttributes({ 'herald.outcome': 'error', 'herald.provider.retryable': (error as { retryable?: unknown }).retryable === true });
+      throw error;
+    } finally {
+      metrics.providerRequest(providerId, (performance.now() - started) / 1000);
+    }
+  });
 }
 
 /** The vendor's answer; for push providers that answer per token (FCM, APNs), the per-token results. */
@@ -87,6 +107,7 @@ async function deliverInApp(run: StepRun): Promise<StepOutcome> {
   }
   const stored = await store.messages.create(buildMessage(run, 'in_app', rendered.controls, { status: 'sent', providerId: 'novu' }));
   if (!stored.created) return outcomeOfExisting(stored.message);
+  run.deps.metrics.delivery('in_app', 'novu', 'sent');
   // In-app steps never run inside a transaction (run-job's TRANSACTIONAL_STEPS): the message is durable now.
   run.deps.realtime.messageDelivered({ environmentId: job._environmentId, subscriberRecordId: stored.message._subscriberId }, stored.message);
   return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
@@ -143,6 +164,7 @@ async function recordPushTokenFailures(run: StepRun, integration: Integration, a
       errorText,
     }),
   );
+  run.deps.metrics.delivery('push', integration.providerId, allFailed ? 'error' : 'warning');
   const base = { providerId: integration.providerId, raw: rawOf(result) };
   if (allFailed) return { status: 'failed', detail: `${errorText}${removedText}`, ...base };
   const sent = tokens.length - failed.length;
