@@ -152,7 +152,7 @@ describe('a queue nobody consumes', () => {
   });
 
   it('refuses a scrape without the token, or with another one, when HERALD_METRICS_TOKEN is set', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret-token' }, { authorization: 'Basic s3cret-token' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong' }, { authorization: 's3cret-token' }, { authorization: 'Basic s3cret-token' }]) {
       const response = await fetch(`${idle.url}/metrics`, { headers });
       expect(response.status).toBe(401);
       const body = await response.json();
