@@ -32,7 +32,7 @@ export async function createTracing(config: TracingConfig, version: string): Pro
       ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url: config.url, headers: config.headers })
       : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url: config.url, headers: config.headers });
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
+    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version, 'process.pid': process.pid }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.batchDelayMs })],
   });
   const tracer = provider.getTracer('herald', version);
