@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { scrape, type Scrape } from '../helpers/metrics-scrape.js';
 import { createWorkflow, trigger } from '../worker/engine-helpers.js';
 import { createIntegration, deliveryEnv } from '../worker/delivery/delivery-helpers.js';
+import { heraldCaller, mintSubscriberToken, openInboxSocket } from '../realtime/inbox-socket-helpers.js';
 
 /**
  * `GET /metrics` scraped over real HTTP while workflows run, in the mode HERALD_TEST_MODE selects (embedded: SQLite
@@ -129,6 +130,31 @@ describe('GET /metrics while workflows run', () => {
     // Default process metrics.
     expect(after.value('process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(after.family('nodejs_eventloop_lag_seconds')).toBeDefined();
+  });
+});
+
+describe('gauges and recorders fed from outside the engine', () => {
+  it('counts the open Inbox sockets of this process', async () => {
+    const call = heraldCaller(server.url, server.devKey);
+    const token = await mintSubscriberToken(call, server.deps, 'warm-0');
+    const sockets = [await openInboxSocket(server.url, token), await openInboxSocket(server.url, token)];
+    try {
+      expect((await scrape(metricsUrl())).value('herald_realtime_connections')).toBe(2);
+      sockets.pop()!.close();
+      await expect.poll(async () => (await scrape(metricsUrl())).value('herald_realtime_connections')).toBe(1);
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
+  });
+
+  it('counts webhook deliveries reported through the metrics port (for the webhooks sender)', async () => {
+    const before = await scrape(metricsUrl());
+    server.deps.metrics.webhookDelivery('success');
+    server.deps.metrics.webhookDelivery('success');
+    server.deps.metrics.webhookDelivery('failed');
+    const after = await scrape(metricsUrl());
+    expect(delta(before, after, (s) => s.value('herald_webhook_deliveries_total', { status: 'success' }))).toBe(2);
+    expect(delta(before, after, (s) => s.value('herald_webhook_deliveries_total', { status: 'failed' }))).toBe(1);
   });
 });
 
