@@ -190,6 +190,21 @@ describe('a queue nobody consumes', () => {
   });
 });
 
+describe('scrapes and the rate limits', () => {
+  it('are never counted: /metrics answers after the environment is limited', async () => {
+    const limited = await startTestServer({ env: { HERALD_RATE_LIMIT_GLOBAL: '1', HERALD_RATE_LIMIT_CONFIGURATION: '1', HERALD_RATE_LIMIT_WINDOW_SECONDS: '3600' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await limited.request('GET', '/v1/subscribers?limit=1')).status);
+      expect(statuses).toContain(429);
+      for (let i = 0; i < 10; i++) await scrape(`${limited.url}/metrics`);
+      expect((await scrape(`${limited.url}/metrics`)).count('herald_http_request_duration_seconds', { method: 'GET', route: '/v1/subscribers', status_code: '429' })).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('HERALD_METRICS=off', () => {
   it('has no /metrics route and still serves the API', async () => {
     const off = await startTestServer({ env: { HERALD_METRICS: 'off' } });
