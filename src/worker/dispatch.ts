@@ -47,23 +47,21 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
   return async (job: QueuedJob) => {
     switch (job.name) {
       case JOB_NAMES.processTrigger:
-        return observed(deps, job, {}, () =>
-          runProcessTrigger(deps, job, async (followUp, loaded) => {
-            // Steps that call providers or user code always go through the queue, where every attempt is recorded.
-            if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type)) return false;
-            const observation: StepObservation = {};
-            const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded, observation };
-            try {
-              // A step run like a queued one (its own span and count), inside the trigger's job.
-              await observed(deps, undefined, observation, () => runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
-              return true;
-            } catch (error) {
-              // Queued instead: the queue's run records the attempt and decides retry or fail, as for any step.
-              deps.logger.warn({ jobId: followUp.jobId, err: error }, 'first step could not run at once; queued');
-              return false;
-            }
-          }),
-        );
+        return observed(deps, job, {}, () => runProcessTrigger(deps, job, async (followUp, loaded) => {
+          // Steps that call providers or user code always go through the queue, where every attempt is recorded.
+          if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type)) return false;
+          const observation: StepObservation = {};
+          const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded, observation };
+          try {
+            // A step run like a queued one (its own span and count), inside the trigger's job.
+            await observed(deps, undefined, observation, () => runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
+            return true;
+          } catch (error) {
+            // Queued instead: the queue's run records the attempt and decides retry or fail, as for any step.
+            deps.logger.warn({ jobId: followUp.jobId, err: error }, 'first step could not run at once; queued');
+            return false;
+          }
+        }));
       case JOB_NAMES.runStep: {
         const observation: StepObservation = {};
         const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: job.attempt, maxAttempts: job.maxAttempts, observation };
