@@ -117,6 +117,40 @@ function expectOneTrace(trace: ReceivedSpan[]): { request: ReceivedSpan; trigger
   return { request, triggerJob, email, provider };
 }
 
+/** A vendor that refuses the send (400): the provider span ends in error, the step span says `failed`. */
+async function expectRefusedSendTraced(apiUrl: string, key: string, receiver: OtlpReceiver): Promise<void> {
+  const refusing = await startHttpFake(() => ({ status: 400, body: { errors: [{ message: 'bad from address' }] } }));
+  try {
+    await call(apiUrl, key, 'POST', '/v1/integrations', {
+      providerId: 'sendgrid',
+      identifier: 'sg-refusing',
+      active: true,
+      check: false,
+      credentials: { apiKey: 'SG.key', from: 'noreply@herald.test', baseUrl: refusing.url },
+    });
+    const traceId = randomBytes(16).toString('hex');
+    await call(
+      apiUrl,
+      key,
+      'POST',
+      '/v1/events/trigger',
+      { name: 'traced', to: { subscriberId: 'traced-2', email: 'traced-2@example.com' }, overrides: { integrationIdentifier: 'sg-refusing' } },
+      { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    );
+    await receiver.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.name === 'step email'));
+    const trace = receiver.spans.filter((span) => span.traceId === traceId);
+    const email = only(trace, (span) => span.name === 'step email', 'the email step span');
+    expect(email.attributes).toMatchObject({ 'herald.step.type': 'email', 'herald.provider.id': 'sendgrid', 'herald.outcome': 'failed' });
+    const provider = only(trace, (span) => span.name === 'provider sendgrid send', 'the provider call span');
+    expect(provider.parentSpanId).toBe(email.spanId);
+    expect(provider.attributes).toMatchObject({ 'herald.outcome': 'error', 'herald.provider.retryable': false });
+    expect(provider.status?.code).toBe(2); // ERROR
+    expect(refusing.requests).toHaveLength(1);
+  } finally {
+    await refusing.close();
+  }
+}
+
 const scaleout = scaleoutModeRequested();
 
 describe.skipIf(scaleout)('tracing, embedded (herald start)', () => {
@@ -143,6 +177,10 @@ describe.skipIf(scaleout)('tracing, embedded (herald start)', () => {
     // One process made every span.
     expect(request.resource['process.pid']).toBe(herald.child.pid);
     expect(provider.resource['process.pid']).toBe(herald.child.pid);
+  }, 60_000);
+
+  it('marks a refused provider call in error and its step failed', async () => {
+    await expectRefusedSendTraced(herald.url, key, receiver);
   }, 60_000);
 });
 
@@ -179,26 +217,33 @@ describe.skipIf(!scaleoutRun)('tracing and the worker metrics port, scaled out (
     for (const span of [triggerJob, email, provider]) expect(span.resource['process.pid']).toBe(worker.child.pid);
   }, 60_000);
 
+  it('marks a refused provider call in error and its step failed', async () => {
+    await expectRefusedSendTraced(cluster.apis[0]!.url, SCALEOUT_SECRET, receiver);
+  }, 60_000);
+
   it('serves the worker its own /metrics on HERALD_METRICS_PORT, behind the token; the API counts the trigger', async () => {
     const refused = await fetch(workerMetrics);
     expect(refused.status).toBe(401);
     expect((await fetch(workerMetrics, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
     expect((await fetch(workerMetrics.replace('/metrics', '/other'), { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
 
+    // Two triggers so far: one delivered, one refused by its vendor.
     const worker = await scrape(workerMetrics, token);
-    expect(worker.value('herald_jobs_total', { type: 'process-trigger', status: 'completed' })).toBe(1);
-    expect(worker.value('herald_jobs_total', { type: 'in_app', status: 'completed' })).toBe(1);
+    expect(worker.value('herald_jobs_total', { type: 'process-trigger', status: 'completed' })).toBe(2);
+    expect(worker.value('herald_jobs_total', { type: 'in_app', status: 'completed' })).toBe(2);
     expect(worker.value('herald_jobs_total', { type: 'email', status: 'completed' })).toBe(1);
+    expect(worker.value('herald_jobs_total', { type: 'email', status: 'failed' })).toBe(1);
     expect(worker.value('herald_deliveries_total', { channel: 'email', provider: 'sendgrid', status: 'sent' })).toBe(1);
-    expect(worker.count('herald_provider_request_duration_seconds', { provider: 'sendgrid' })).toBe(1);
+    expect(worker.value('herald_deliveries_total', { channel: 'email', provider: 'sendgrid', status: 'error' })).toBe(1);
+    expect(worker.count('herald_provider_request_duration_seconds', { provider: 'sendgrid' })).toBe(2);
     expect(worker.value('herald_triggers_total')).toBe(0);
     expect(worker.value('herald_queue_jobs', { state: 'waiting' })).toBe(0);
     expect(worker.family('herald_db_pool_in_use')).toBeDefined();
     expect(worker.value('process_cpu_seconds_total')).toBeGreaterThan(0);
 
     const api = await scrape(`${cluster.apis[0]!.url}/metrics`, token);
-    expect(api.value('herald_triggers_total')).toBe(1);
-    expect(api.count('herald_http_request_duration_seconds', { method: 'POST', route: '/v1/events/trigger', status_code: '201' })).toBe(1);
+    expect(api.value('herald_triggers_total')).toBe(2);
+    expect(api.count('herald_http_request_duration_seconds', { method: 'POST', route: '/v1/events/trigger', status_code: '201' })).toBe(2);
     expect(api.labelSets('herald_jobs_total')).toEqual([]);
   });
 });
