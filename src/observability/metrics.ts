@@ -17,8 +17,21 @@ const JOB_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 const PROVIDER_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
+ * prom-client's default process metrics (CPU, memory, event-loop lag, GC), in one registry per process: they describe
+ * the process, and each collector set holds an event-loop monitor and a GC observer for good.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
  * The prom-client implementation of the Metrics port, over a registry of its own (not prom-client's global one), so
- * that several apps in one process (tests) keep separate counts.
+ * that several apps in one process (tests) keep separate counts. A scrape also includes the process metrics.
  */
 export class PromMetrics implements Metrics {
   readonly registry = new Registry();
@@ -35,7 +48,7 @@ export class PromMetrics implements Metrics {
 
   constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    processMetrics();
     this.http = new Histogram({
       name: 'herald_http_request_duration_seconds',
       help: 'HTTP requests answered, by method, route template and status code',
@@ -167,6 +180,7 @@ export class PromMetrics implements Metrics {
   }
 
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const [process, own] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
+    return { contentType: this.registry.contentType, body: process + own };
   }
 }
