@@ -70,6 +70,30 @@ export interface Config {
     rateLimitPerIntegration: number;
   };
   webhooks: WebhooksConfig;
+  metrics: MetricsConfig;
+  /** OpenTelemetry tracing; undefined (off) unless an OTLP endpoint is configured. */
+  tracing?: TracingConfig;
+}
+
+/** `GET /metrics` (docs/operations-observability.md). */
+export interface MetricsConfig {
+  /** HERALD_METRICS=off removes the route and every recorder (for measuring their cost). */
+  enabled: boolean;
+  /** When set, a scrape must send `Authorization: Bearer <token>`. */
+  token?: string;
+  /** The scale-out worker's metrics port (it has no HTTP server otherwise); undefined = no endpoint; 0 = any free port. */
+  workerPort?: number;
+}
+
+/** From the standard OTEL_* variables; the SDK may read more of them itself (sampler, limits). */
+export interface TracingConfig {
+  /** The full URL spans are POSTed to (…/v1/traces). */
+  url: string;
+  protocol: 'http/json' | 'http/protobuf';
+  headers: Record<string, string>;
+  serviceName: string;
+  /** How long spans are batched before an export (OTEL_BSP_SCHEDULE_DELAY). */
+  batchDelayMs: number;
 }
 
 /** Outbound webhooks (docs/webhooks.md). */
@@ -185,6 +209,50 @@ function list(env: Env, name: string, fallback: string[]): string[] {
     .filter(Boolean);
 }
 
+/** `key=value,key2=value2` (values URL-encoded), the format of OTEL_EXPORTER_OTLP_HEADERS. */
+function otlpHeaders(env: Env, name: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (env[name] ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new ConfigError(`${name} must be a list of key=value pairs, got "${pair.trim()}"`);
+    try {
+      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(`${name} has a badly encoded value in "${pair.trim()}"`);
+    }
+  }
+  return headers;
+}
+
+/**
+ * Tracing is on only when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, used as is, or
+ * OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces) and neither OTEL_SDK_DISABLED nor OTEL_TRACES_EXPORTER turns it off.
+ */
+function tracingConfig(env: Env): TracingConfig | undefined {
+  if (boolean(env, 'OTEL_SDK_DISABLED', false)) return undefined;
+  const exporters = list(env, 'OTEL_TRACES_EXPORTER', ['otlp']);
+  if (!exporters.includes('otlp')) {
+    if (exporters.every((name) => name === 'none')) return undefined;
+    throw new ConfigError(`OTEL_TRACES_EXPORTER: Herald exports traces over OTLP only (otlp or none), got "${exporters.join(',')}"`);
+  }
+  const specific = optional(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!specific && !base) return undefined;
+  const url = specific ?? `${base!.replace(/\/+$/, '')}/v1/traces`;
+  const urlName = specific ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) throw new ConfigError(`${urlName} must be an http(s) URL, got "${specific ?? base}"`);
+  const protocolName = optional(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  if (env[protocolName] === 'grpc') throw new ConfigError(`${protocolName}=grpc is not supported: use http/protobuf (the default) or http/json`);
+  return {
+    url,
+    protocol: oneOf(env, protocolName, ['http/protobuf', 'http/json'] as const, 'http/protobuf'),
+    headers: { ...otlpHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...otlpHeaders(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    serviceName: optional(env, 'OTEL_SERVICE_NAME') ?? 'herald',
+    batchDelayMs: integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1),
+  };
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const retention = optional(env, 'HERALD_ACTIVITY_RETENTION_DAYS');
   const config: Config = {
@@ -264,6 +332,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       loginMaxAttemptsPerIp: integer(env, 'HERALD_LOGIN_MAX_ATTEMPTS_PER_IP', 100, 1),
       loginWindowSeconds: integer(env, 'HERALD_LOGIN_WINDOW_SECONDS', 900, 1, 24 * 3600),
     },
+    metrics: {
+      enabled: boolean(env, 'HERALD_METRICS', true),
+      token: optional(env, 'HERALD_METRICS_TOKEN'),
+      workerPort: optional(env, 'HERALD_METRICS_PORT') === undefined ? undefined : integer(env, 'HERALD_METRICS_PORT', 0, 0, 65535),
+    },
+    tracing: tracingConfig(env),
   };
   return { ...config, ...overrides };
 }

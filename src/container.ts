@@ -26,6 +26,8 @@ import type { RealtimeNotifier } from './realtime/ports.js';
 import { createWebhookSender } from './webhooks/http-sender.js';
 import { WebhookPresence } from './store/sql/webhook-repository.js';
 import { webhookPresenceListener } from './usecases/webhooks/announce-endpoints-changed.js';
+import type { Metrics, Tracing } from './observability/ports.js';
+import { noopMetrics, noopTracing } from './observability/noop.js';
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -123,6 +125,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       backoffMs: config.worker.backoffMs,
     });
   const { notifier, fanout } = remote ? remote.realtime : localRealtime();
+  const [metrics, tracing] = await Promise.all([openMetrics(config, db, queue, logger), openTracing(config)]);
   const deps: Deps = {
     config,
     clock,
@@ -137,6 +140,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
     deliveryReports: createDeliveryReportDirectory(config),
     webhooks: createWebhookSender(config),
+    metrics,
+    tracing,
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));
@@ -151,6 +156,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await deps.keyRevocations.close();
       remote?.redis.disconnect();
       await db.destroy();
+      // Last, so the spans of everything above are exported.
+      await tracing.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'spans could not be exported at shutdown'));
     },
   };
 }
@@ -205,6 +212,28 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
   }
   return { redis, queue, idempotency, rateLimits, realtime, keyRevocations };
 }
+
+/** prom-client is loaded only when metrics are on (HERALD_METRICS, default on). */
+async function openMetrics(config: Config, db: Kysely<Database>, queue: JobQueue, logger: Logger): Promise<Metrics> {
+  if (!config.metrics.enabled) return noopMetrics;
+  const { PromMetrics } = await import('./observability/metrics.js');
+  // SQLite is one connection, held open for the process's life: always 1 in use, nobody waiting.
+  const poolUsage = config.databaseUrl ? (await import('./store/postgres/connection.js')).poolUsage : undefined;
+  return new PromMetrics({
+    queue: queue.stats ? () => queue.stats!() : undefined,
+    dbPool: poolUsage ? () => poolUsage(db) : () => ({ inUse: 1, waiting: 0 }),
+    logger,
+  });
+}
+
+/** OpenTelemetry is loaded only when an OTLP endpoint is configured (config.tracing). */
+async function openTracing(config: Config): Promise<Tracing> {
+  if (!config.tracing) return noopTracing;
+  const { createTracing } = await import('./observability/tracing.js');
+  return createTracing(config.tracing, HERALD_VERSION);
+}
+
+const HERALD_VERSION = '0.1.0';
 
 /** Embedded: notifiers and the socket server share one process and one hub. */
 function localRealtime(): { notifier: RealtimeNotifier; fanout: RealtimeFanout } {

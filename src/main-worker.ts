@@ -2,6 +2,7 @@ import { loadConfig, type Config } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { requireScaleoutConfig } from './main-api.js';
 import { createWorker, type Worker } from './worker/worker.js';
+import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
 
 /** How long SIGTERM lets running jobs finish before handing them back to the queue. */
 export const WORKER_SHUTDOWN_GRACE_MS = 20_000;
@@ -13,6 +14,8 @@ export const WORKER_SHUTDOWN_GRACE_MS = 20_000;
 export interface RunningWorker {
   container: Container;
   worker: Worker;
+  /** `GET /metrics` on HERALD_METRICS_PORT (the worker has no other HTTP server); undefined when that is unset. */
+  metricsUrl?: string;
   stop(options?: { graceMs?: number }): Promise<void>;
 }
 
@@ -20,9 +23,15 @@ export async function startWorker(config: Config = loadConfig()): Promise<Runnin
   requireScaleoutConfig(config, 'worker');
   const container = await createContainer(config, { migrate: false });
   const worker = createWorker(container.deps);
+  let metricsServer: MetricsServer | undefined;
   try {
+    if (config.metrics.enabled && config.metrics.workerPort !== undefined) {
+      metricsServer = await serveMetrics(container.deps.metrics, { host: config.host, port: config.metrics.workerPort, token: config.metrics.token });
+      container.deps.logger.info({ url: metricsServer.url }, 'Herald worker metrics listening');
+    }
     await worker.start();
   } catch (error) {
+    await metricsServer?.close();
     await container.close();
     throw error;
   }
@@ -31,7 +40,8 @@ export async function startWorker(config: Config = loadConfig()): Promise<Runnin
   const stop = (options: { graceMs?: number } = {}) =>
     (stopping ??= (async () => {
       await worker.stop({ graceMs: options.graceMs ?? WORKER_SHUTDOWN_GRACE_MS });
+      await metricsServer?.close();
       await container.close();
     })());
-  return { container, worker, stop };
+  return { container, worker, metricsUrl: metricsServer?.url, stop };
 }

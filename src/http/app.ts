@@ -39,6 +39,7 @@ import { providerReportsRoutes } from './routes/provider-reports.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
 import { InboxReadCache } from './inbox-read-cache.js';
+import { observabilityPlugin } from '../observability/http-plugin.js';
 
 export interface BuildAppOptions {
   /** A pino logger instance (or pino options); `false` silences request logs (tests). */
@@ -76,6 +77,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   registerErrorHandler(app);
+  // First: its request span must be active in every later hook; /metrics and the request-duration histogram.
+  await app.register(observabilityPlugin, { deps });
 
   // One log line per request, never a header or body (they may carry keys and credentials). Synchronous, as are the
   // other app-wide hooks whenever they have nothing to wait for: an async hook costs a promise on every request.
@@ -157,8 +160,12 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   if (options.realtime) {
     const sockets = await attachInboxSockets(app.server, { deps, fanout: options.realtime, originAllowed: (origin) => isInboxOriginAllowed(deps.config.inbox.allowedOrigins, origin) });
+    const untrackSockets = deps.metrics.trackRealtimeConnections(sockets.connectionCount);
     // Open sockets would keep the HTTP server from closing: they go first.
-    app.addHook('preClose', async () => sockets.close());
+    app.addHook('preClose', async () => {
+      untrackSockets();
+      await sockets.close();
+    });
   }
 
   await app.ready();

@@ -2,7 +2,7 @@ import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobType, typ
 import type { Redis } from 'ioredis';
 import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
-import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
+import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
 
 export interface BullMqQueueOptions {
@@ -178,6 +178,26 @@ export class BullMqQueue implements JobQueue {
     const states: JobType[] = ['waiting', 'active', 'prioritized', 'waiting-children', ...(options.ignoreDelayed ? [] : (['delayed'] as const))];
     const counts = await guarded(this.connection, () => this.queue.getJobCounts(...states));
     return Object.values(counts).reduce((sum, count) => sum + Number(count), 0);
+  }
+
+  /**
+   * BullMQ's counts; the oldest waiting job is the tail of its wait list (due since it was added, or since its
+   * delay ended).
+   */
+  async stats(): Promise<QueueStats> {
+    await this.whenConnected();
+    const [counts, [oldest]] = await guarded(this.connection, () =>
+      Promise.all([this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed'), this.queue.getJobs(['wait'], 0, 0, true)]),
+    );
+    const now = Date.now();
+    const dueSince = oldest ? oldest.timestamp + (oldest.delay ?? 0) : undefined;
+    return {
+      waiting: Number(counts.waiting ?? 0) + Number(counts.prioritized ?? 0),
+      delayed: Number(counts.delayed ?? 0),
+      active: Number(counts.active ?? 0),
+      failed: Number(counts.failed ?? 0),
+      oldestWaitingMs: dueSince === undefined ? 0 : Math.max(0, now - dueSince),
+    };
   }
 
   /**

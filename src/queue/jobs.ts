@@ -15,14 +15,27 @@ export const JOB_NAMES = {
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
 
-export interface ProcessTriggerPayload {
+/**
+ * Every payload may carry the W3C `traceparent` of the span that enqueued it (when tracing is on), so the worker's
+ * spans join the trace of the request that caused them, in another process too. Optional: older jobs have none.
+ */
+export interface TraceCarrier {
+  traceparent?: string;
+}
+
+export interface ProcessTriggerPayload extends TraceCarrier {
   environmentId: string;
   triggerId: string;
 }
 
-export interface RunStepPayload {
+export interface RunStepPayload extends TraceCarrier {
   environmentId: string;
   jobId: string;
+}
+
+/** The payload with the active span's traceparent when there is one (the key is left out otherwise). */
+export function withTraceparent<P extends TraceCarrier>(payload: P, traceparent: string | undefined): P {
+  return traceparent === undefined ? payload : { ...payload, traceparent };
 }
 
 export interface EndSnoozePayload {

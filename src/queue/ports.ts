@@ -43,4 +43,18 @@ export interface JobQueue {
   close(options?: { graceMs?: number }): Promise<void>;
   /** Throws when the queue backend cannot be reached. */
   ping(): Promise<void>;
+  /** Jobs by state and the age of the oldest due one, read at scrape time (`herald_queue_jobs`). */
+  stats?(): Promise<QueueStats>;
+}
+
+export interface QueueStats {
+  /** Due and not taken yet. */
+  waiting: number;
+  /** Due later (a delay, a retry's backoff). */
+  delayed: number;
+  active: number;
+  /** Failed for good (kept for inspection). */
+  failed: number;
+  /** How long the oldest due job has waited, in ms; 0 when none waits. */
+  oldestWaitingMs: number;
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../usecases/deps.js';
 import type { Database, QueueJobsTable } from '../store/sql/schema.js';
 import { ReusableInsert, ReusableQuery } from '../store/sql/reusable-query.js';
 import type { SqlDialectName } from '../store/sql/sql-store.js';
-import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob } from './ports.js';
+import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 
 type QueueRow = Selectable<QueueJobsTable>;
 
@@ -152,6 +152,34 @@ export class SqlQueue implements JobQueue {
       .where('state', 'in', ['waiting', 'active'])
       .executeTakeFirstOrThrow();
     return Number(row.count);
+  }
+
+  /** Two reads answered by the (state, run_at) index: rows per state, then the due ones and the oldest of them. */
+  async stats(): Promise<QueueStats> {
+    const now = this.options.clock.now();
+    const [byState, due] = await Promise.all([
+      this.db
+        .selectFrom('queue_jobs')
+        .select((eb) => ['state', eb.fn.countAll<number>().as('count')])
+        .groupBy('state')
+        .execute(),
+      this.db
+        .selectFrom('queue_jobs')
+        .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('run_at').as('oldest')])
+        .where('state', '=', 'waiting')
+        .where('run_at', '<=', new Date(now).toISOString())
+        .executeTakeFirstOrThrow(),
+    ]);
+    const count = (state: string) => Number(byState.find((row) => row.state === state)?.count ?? 0);
+    const waiting = Number(due.count);
+    const oldest = due.oldest ? Date.parse(String(due.oldest)) : NaN;
+    return {
+      waiting,
+      delayed: count('waiting') - waiting,
+      active: count('active'),
+      failed: count('failed'),
+      oldestWaitingMs: Number.isNaN(oldest) ? 0 : Math.max(0, now - oldest),
+    };
   }
 
   private async drain(graceMs: number): Promise<void> {

@@ -6,6 +6,7 @@ import type { ProviderDirectory } from '../providers/ports.js';
 import type { DeliveryReportDirectory } from '../providers/report-ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
 import type { WebhookSender } from '../webhooks/ports.js';
+import type { Metrics, Tracing } from '../observability/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -33,6 +34,10 @@ export interface Deps {
   deliveryReports: DeliveryReportDirectory;
   /** Sends outbound webhooks through the private-address guard (src/webhooks/ports.ts). */
   webhooks: WebhookSender;
+  /** Metric recorders (src/observability/ports.ts); no-ops when HERALD_METRICS=off. */
+  metrics: Metrics;
+  /** OpenTelemetry spans; no-ops unless an OTLP endpoint is configured. */
+  tracing: Tracing;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

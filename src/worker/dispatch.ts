@@ -2,7 +2,9 @@ import { createTemplateRenderer, type TemplateRenderer } from '../domain/templat
 import { SELF_CONTAINED_STEP_TYPES } from '../domain/workflow.js';
 import { ProviderError } from '../providers/ports.js';
 import { JOB_NAMES, type DeliverWebhookPayload, type EndSnoozePayload, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
-import { RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
+import { PermanentJobError, RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
+import type { JobStatusLabel, StepObservation } from '../observability/ports.js';
+import { DELIVERY_CHANNELS } from '../domain/types.js';
 import type { Deps } from '../usecases/deps.js';
 import { DeliveryError } from '../usecases/engine/delivery-error.js';
 import { endSnooze } from '../usecases/inbox/inbox-notifications.js';
@@ -46,31 +48,79 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
   return async (job: QueuedJob) => {
     switch (job.name) {
       case JOB_NAMES.processTrigger:
-        return runProcessTrigger(deps, job, async (followUp, loaded) => {
+        return observed(deps, job, {}, () => runProcessTrigger(deps, job, async (followUp, loaded) => {
           // Steps that call providers or user code always go through the queue, where every attempt is recorded.
           if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type)) return false;
-          const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded };
+          const observation: StepObservation = {};
+          const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded, observation };
           try {
-            await runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions);
+            // A step run like a queued one (its own span and count), inside the trigger's job.
+            await observed(deps, undefined, observation, () => runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
             return true;
           } catch (error) {
             // Queued instead: the queue's run records the attempt and decides retry or fail, as for any step.
             deps.logger.warn({ jobId: followUp.jobId, err: error }, 'first step could not run at once; queued');
             return false;
           }
-        });
+        }));
       case JOB_NAMES.runStep: {
-        const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: job.attempt, maxAttempts: job.maxAttempts };
-        return runStep(deps, job, runOptions);
+        const observation: StepObservation = {};
+        const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: job.attempt, maxAttempts: job.maxAttempts, observation };
+        return observed(deps, job, observation, () => runStep(deps, job, runOptions));
       }
       case JOB_NAMES.endSnooze:
-        return endSnooze(deps, job.payload as EndSnoozePayload);
+        return observed(deps, job, {}, () => endSnooze(deps, job.payload as EndSnoozePayload));
       case JOB_NAMES.deliverWebhook:
-        return deliverWebhook(deps, job.payload as DeliverWebhookPayload);
+        return observed(deps, job, {}, () => deliverWebhook(deps, job.payload as DeliverWebhookPayload));
       default:
         deps.logger.warn({ name: job.name, jobId: job.id }, 'unknown queue job dropped');
     }
   };
+}
+
+const STEP_OUTCOMES = new Set<string>(['completed', 'skipped', 'delayed', 'merged', 'failed']);
+
+/**
+ * One job (or a step run inside the trigger's job when `job` is undefined) in a span and in `herald_jobs_total` /
+ * `herald_job_duration_seconds`. A queued job's span is a child of the traceparent its payload carries, so it joins
+ * the trace of the request (or step) that enqueued it, whichever process runs it; the step run inside the trigger's
+ * job is a child of that job's span.
+ */
+async function observed(deps: Deps, job: QueuedJob | undefined, observation: StepObservation, run: () => Promise<void>): Promise<void> {
+  const started = performance.now();
+  const traceparent = (job?.payload as { traceparent?: unknown } | undefined)?.traceparent;
+  const spanOptions = {
+    kind: job ? ('consumer' as const) : ('internal' as const),
+    attributes: job ? { 'herald.job.name': job.name, 'herald.job.attempt': job.attempt } : {},
+    ...(job ? { parent: typeof traceparent === 'string' ? traceparent : undefined } : {}),
+  };
+  let status: JobStatusLabel = 'completed';
+  try {
+    await deps.tracing.span(job ? `job ${job.name}` : 'step', spanOptions, async (span) => {
+      try {
+        await run();
+        if (observation.outcome && STEP_OUTCOMES.has(observation.outcome)) status = observation.outcome as JobStatusLabel;
+      } catch (error) {
+        // A step that failed inside the trigger's job is queued instead: it runs again, as a retry does.
+        status = !job || (!(error instanceof PermanentJobError) && job.attempt < job.maxAttempts) ? 'retry' : 'failed';
+        throw error;
+      } finally {
+        span.setAttributes({ 'herald.outcome': status });
+        if (observation.stepType) {
+          const channel = (DELIVERY_CHANNELS as readonly string[]).includes(observation.stepType) ? observation.stepType : undefined;
+          span.updateName(`step ${observation.stepType}`);
+          span.setAttributes({
+            'herald.workflow.id': observation.workflowId,
+            'herald.step.type': observation.stepType,
+            'herald.channel': channel,
+            'herald.provider.id': observation.providerId,
+          });
+        }
+      }
+    });
+  } finally {
+    deps.metrics.jobFinished(observation.stepType ?? job?.name ?? 'step', status, (performance.now() - started) / 1000);
+  }
 }
 
 async function runProcessTrigger(deps: Deps, job: QueuedJob, runFirstStep: ProcessTriggerOptions['runFirstStep']): Promise<void> {

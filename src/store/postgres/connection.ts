@@ -11,5 +11,15 @@ export function openPostgres(connectionString: string, poolSize = 10): Kysely<Da
   // queries would emit an unhandled 'error' and kill the process. Its next query fails instead (a 503), and
   // the pool discards it on release because it is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/** Connections checked out of the pool and queries waiting for one (`herald_db_pool_in_use`), read at scrape time. */
+export function poolUsage(db: Kysely<Database>): { inUse: number; waiting: number } {
+  const pool = pools.get(db);
+  return pool ? { inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount } : { inUse: 0, waiting: 0 };
 }

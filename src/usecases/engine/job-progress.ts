@@ -1,7 +1,7 @@
 import { isoNow } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import type { ExecutionDetail, ExecutionDetailSource, ExecutionDetailStatus, Job, JobStatus } from '../../domain/types.js';
-import { JOB_NAMES, dedupeKeys, type RunStepPayload } from '../../queue/jobs.js';
+import { JOB_NAMES, dedupeKeys, withTraceparent, type RunStepPayload } from '../../queue/jobs.js';
 import type { Store, StoredJob } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 
@@ -90,7 +90,8 @@ export async function endRemainingSteps(
 
 export async function enqueueFollowUps(deps: Deps, followUps: FollowUp[]): Promise<void> {
   for (const followUp of followUps) {
-    const payload: RunStepPayload = { environmentId: followUp.environmentId, jobId: followUp.jobId };
+    // The next step's span joins the trace of the step (or trigger) running now.
+    const payload = withTraceparent<RunStepPayload>({ environmentId: followUp.environmentId, jobId: followUp.jobId }, deps.tracing.traceparent());
     const delayMs = followUp.runAt === undefined ? 0 : Math.max(0, followUp.runAt - deps.clock.now());
     await deps.queue.enqueue(JOB_NAMES.runStep, payload, { dedupeKey: followUp.dedupeKey, delayMs });
   }

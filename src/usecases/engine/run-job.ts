@@ -7,6 +7,7 @@ import type { RunStepPayload } from '../../queue/jobs.js';
 import { dedupeKeys } from '../../queue/jobs.js';
 import type { Store, StoredJob } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
+import type { StepObservation } from '../../observability/ports.js';
 import { decideDelivery } from '../preferences/decide-delivery.js';
 import { withDomainEvents } from '../events/record-domain-events.js';
 import { messageEvent } from '../../domain/webhooks.js';
@@ -32,6 +33,8 @@ export interface RunJobOptions {
   maxAttempts: number;
   /** Records the caller just wrote and still holds; read from the store when absent. */
   loaded?: LoadedRecords;
+  /** Filled in with what the run found (step type, workflow, provider, outcome) for the caller's span and metrics. */
+  observation?: StepObservation;
 }
 
 /** How many times a person asked for this job to run again after it failed (retryFailedJob). */
@@ -56,6 +59,7 @@ const TRANSACTIONAL_STEPS = new Set(['digest', 'throttle']);
 export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJobOptions): Promise<void> {
   const job = options.loaded?.job._id === payload.jobId ? options.loaded.job : await deps.store.jobs.get(payload.environmentId, payload.jobId);
   if (!job) return;
+  observe(options, job, { outcome: job.status });
   if (TERMINAL_JOB_STATUSES.has(job.status)) {
     await enqueueFollowUps(deps, await queueNextStep(deps, deps.store, job));
     return;
@@ -72,6 +76,7 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
     if (TRANSACTIONAL_STEPS.has(job.type) && job.digestGroup) await store.lockKey(`job-group:${job._environmentId}:${job.digestGroup}`);
     const run = await loadRun(deps, store, job, options);
     if (!run) {
+      observe(options, job, { outcome: 'failed' });
       await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', 'The event or its subscriber no longer exists'));
       return [];
     }
@@ -81,6 +86,7 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
     // `running` is recorded for steps that wait on the outside world; a self-contained step goes straight to its end.
     if (!gated && !run.resumed && !SELF_CONTAINED_STEP_TYPES.has(job.type)) await setJobStatus(deps, store, job, 'running');
     const outcome = gated ?? (await options.handlers[job.type as keyof StepHandlers](run));
+    observe(options, job, { workflowId: workflowIdOf(run), outcome: outcome.status, providerId: 'providerId' in outcome ? outcome.providerId : undefined });
     return applyOutcome(run, outcome);
   };
   const followUps = TRANSACTIONAL_STEPS.has(job.type) ? await deps.store.transaction(execute) : await execute(deps.store);
@@ -100,6 +106,7 @@ export async function failJob(
 ): Promise<void> {
   const job = await deps.store.jobs.get(payload.environmentId, payload.jobId);
   if (!job || TERMINAL_JOB_STATUSES.has(job.status)) return;
+  observe(options, job, { outcome: 'failed', providerId: failure.providerId });
   const run = await loadRun(deps, deps.store, job, options);
   if (!run) {
     await setJobStatus(deps, deps.store, job, 'failed', executionDetail(deps, 'Failed', failure.message, { raw: failure.raw }));
@@ -127,7 +134,9 @@ export async function failJob(
     await withDomainEvents(deps.store, job._environmentId, async (tx, events) => {
       if ((await tx.messages.create(message)).created) events.push(messageEvent('message.failed', message, { error }));
     });
+    deps.metrics.delivery(job.type, failure.providerId, 'error');
   }
+  observe(options, job, { workflowId: workflowIdOf(run) });
   const followUps = await applyOutcome(run, { status: 'failed', detail: failure.message, raw: failure.raw, providerId: failure.providerId });
   await enqueueFollowUps(deps, followUps);
 }
@@ -148,6 +157,16 @@ export async function recordRetry(deps: Deps, payload: RunStepPayload, failure: 
   const text = `Attempt ${failure.attempt} of ${failure.maxAttempts} failed, will retry: ${failure.message}`;
   const isRetry = failure.attempt > 1 || manualRetriesOf(job) > 0;
   await setJobStatus(deps, deps.store, job, 'queued', executionDetail(deps, 'Failed', text, { raw: failure.raw, providerId: failure.providerId, isRetry }));
+}
+
+function observe(options: RunJobOptions, job: StoredJob, found: StepObservation): void {
+  if (!options.observation) return;
+  options.observation.stepType = job.type;
+  for (const [key, value] of Object.entries(found)) if (value !== undefined) options.observation[key as keyof StepObservation] = value;
+}
+
+function workflowIdOf(run: StepRun): string | undefined {
+  return run.workflow?.workflowId ?? run.event.template?.triggers[0]?.identifier;
 }
 
 function resumeAtOf(step: JobStep): number | undefined {

@@ -6,7 +6,7 @@ import { isoNow } from '../../domain/clock.js';
 import { validatePayload } from '../../domain/payload-schema.js';
 import type { Caller } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
-import { JOB_NAMES, dedupeKeys, type ProcessTriggerPayload } from '../../queue/jobs.js';
+import { JOB_NAMES, dedupeKeys, withTraceparent, type ProcessTriggerPayload } from '../../queue/jobs.js';
 import type { EnqueueOptions } from '../../queue/ports.js';
 import type { TriggerRecord } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
@@ -102,6 +102,7 @@ export async function acceptTrigger(
     updatedAt: now,
   };
   const { trigger, created } = await deps.store.triggers.create(record);
+  if (created) deps.metrics.triggersAccepted(1);
   // A repeat of a trigger whose first enqueue failed re-enqueues it; the dedupe key makes this a no-op otherwise.
   if (created || trigger.state === 'accepted') await enqueueTrigger(deps, trigger);
   return { acknowledged: true, status: 'processed', transactionId: trigger.transactionId };
@@ -109,7 +110,7 @@ export async function acceptTrigger(
 
 export async function enqueueTrigger(deps: Deps, trigger: Pick<TriggerRecord, '_id' | 'environmentId'>): Promise<void> {
   const { payload, options } = triggerJob(trigger);
-  await deps.queue.enqueue(JOB_NAMES.processTrigger, payload, options);
+  await deps.queue.enqueue(JOB_NAMES.processTrigger, withTraceparent(payload, deps.tracing.traceparent()), options);
 }
 
 /** The queue job that processes a trigger, deduplicated by the trigger id. */

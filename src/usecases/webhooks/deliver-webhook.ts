@@ -37,6 +37,7 @@ export async function deliverWebhook(deps: Deps, payload: DeliverWebhookPayload)
   const headers = { ...endpoint.headers, ...signatureHeaders(signing, event.id, Math.floor(now / 1000), body) };
   const response = await deps.webhooks.send({ url: endpoint.url, headers, body });
   const outcome = decideAttemptOutcome(response);
+  deps.metrics.webhookDelivery(outcome);
 
   const finishedAt = isoNow(deps.clock);
   const finished: WebhookAttempt = {

@@ -51,7 +51,7 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const attempted: AttemptedDelivery = { providerId: integration.providerId, controls, address: built.address };
   let result: SendResult;
   try {
-    result = await provider.send(integration.credentials, built.message as never, run.deps.providers.context());
+    result = await sendObserved(run, channel, integration.providerId, () => provider.send(integration.credentials, built.message as never, run.deps.providers.context()));
   } catch (error) {
     throw new DeliveryError(error, attempted);
   }
@@ -68,12 +68,32 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
       events.push(messageEvent('message.sent', saved));
     } else if ((await tx.messages.create(sent)).created) events.push(messageEvent('message.sent', sent));
   });
+  run.deps.metrics.delivery(channel, integration.providerId, 'sent');
   return {
     status: 'completed',
     detail: `Message sent via ${integration.providerId}${result.id ? ` (id ${result.id})` : ''}`,
     providerId: integration.providerId,
     raw: rawOf(result),
   };
+}
+
+/** The provider call in a span of its own (kind client), timed for `herald_provider_request_duration_seconds`. */
+async function sendObserved(run: StepRun, channel: DeliveryChannel, providerId: string, send: () => Promise<SendResult>): Promise<SendResult> {
+  const { metrics, tracing } = run.deps;
+  const attributes = { 'herald.provider.id': providerId, 'herald.channel': channel, 'herald.workflow.id': run.workflow?.workflowId, 'herald.step.type': run.job.type };
+  return tracing.span(`provider ${providerId} send`, { kind: 'client', attributes }, async (span) => {
+    const started = performance.now();
+    try {
+      const result = await send();
+      span.setAttributes({ 'herald.outcome': 'sent' });
+      return result;
+    } catch (error) {
+      span.setAttributes({ 'herald.outcome': 'error', 'herald.provider.retryable': (error as { retryable?: unknown }).retryable === true });
+      throw error;
+    } finally {
+      metrics.providerRequest(providerId, (performance.now() - started) / 1000);
+    }
+  });
 }
 
 /** The vendor's answer; for push providers that answer per token (FCM, APNs), the per-token results. */
@@ -101,6 +121,7 @@ async function deliverInApp(run: StepRun): Promise<StepOutcome> {
     return result;
   });
   if (!stored.created) return outcomeOfExisting(stored.message);
+  run.deps.metrics.delivery('in_app', 'novu', 'sent');
   // In-app steps never run inside a transaction (run-job's TRANSACTIONAL_STEPS): the message is durable now.
   run.deps.realtime.messageDelivered({ environmentId: job._environmentId, subscriberRecordId: stored.message._subscriberId }, stored.message);
   return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
@@ -159,6 +180,7 @@ async function recordPushTokenFailures(run: StepRun, integration: Integration, a
     if (!(await tx.messages.create(message)).created) return;
     events.push(allFailed ? messageEvent('message.failed', message, { error: { message: errorText, code: message.errorId } }) : messageEvent('message.sent', message));
   });
+  run.deps.metrics.delivery('push', integration.providerId, allFailed ? 'error' : 'warning');
   const base = { providerId: integration.providerId, raw: rawOf(result) };
   if (allFailed) return { status: 'failed', detail: `${errorText}${removedText}`, ...base };
   const sent = tokens.length - failed.length;

@@ -136,6 +136,30 @@ for (const implementation of implementations) {
       expect(runs[0].job.payload).toEqual({ n: 2 });
     });
 
+    it('stats() counts jobs by state and the age of the oldest due one (herald_queue_jobs)', async () => {
+      const queue = await queueOn({ attempts: 1, backoffMs: 50 });
+      expect(await queue.stats!()).toEqual({ waiting: 0, delayed: 0, active: 0, failed: 0, oldestWaitingMs: 0 });
+      await queue.enqueue('contract.stats', { n: 1 });
+      await queue.enqueue('contract.stats', { n: 2 });
+      await queue.enqueue('contract.stats', { n: 3 }, { delayMs: 60_000 });
+      await sleep(300);
+      const waiting = await queue.stats!();
+      expect(waiting).toMatchObject({ waiting: 2, delayed: 1, active: 0, failed: 0 });
+      expect(waiting.oldestWaitingMs).toBeGreaterThanOrEqual(250);
+      expect(waiting.oldestWaitingMs).toBeLessThan(10_000);
+
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const runs = await consume(queue, async (job) => {
+        if ((job.payload as { n: number }).n === 1) throw new PermanentJobError('no');
+        await held;
+      });
+      await waitFor(() => runs.length === 2, 10_000, 'both due jobs to start');
+      await sleep(200);
+      expect(await queue.stats!()).toEqual({ waiting: 0, delayed: 1, active: 1, failed: 1, oldestWaitingMs: 0 });
+      release();
+    });
+
     it('does not run a delayed job before its delay', async () => {
       const queue = await queueOn();
       const runs = await consume(queue);

@@ -1,0 +1,64 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { UnauthorizedError } from '../domain/errors.js';
+import type { Deps } from '../usecases/deps.js';
+import type { RequestSpan } from './ports.js';
+
+/** The route label of a request no route matched (a 404): one series, whatever the URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const spans = new WeakMap<FastifyRequest, RequestSpan>();
+
+/**
+ * `GET /metrics` and the per-request recorders: `herald_http_request_duration_seconds` on every answer, and the
+ * server span of each request when tracing is on. Registered first, so the span is active in every later hook.
+ * /metrics is public to the auth layer (it has its own token), hence neither rate limited nor audited.
+ */
+export const observabilityPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
+  const { metrics, tracing, config } = opts.deps;
+  if (config.metrics.enabled) {
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.httpRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+    const allowed = config.metrics.token === undefined ? undefined : bearerCheck(config.metrics.token);
+    app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+      if (allowed && !allowed(request.headers.authorization)) {
+        void reply.header('www-authenticate', 'Bearer');
+        throw new UnauthorizedError('/metrics needs Authorization: Bearer <HERALD_METRICS_TOKEN>');
+      }
+      const scraped = await metrics.scrape();
+      return reply.header('content-type', scraped!.contentType).send(scraped!.body);
+    });
+  }
+  if (tracing.enabled) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      const traceparent = request.headers.traceparent;
+      const span = tracing.startRequestSpan(
+        request.method,
+        request.routeOptions.url ?? UNMATCHED_ROUTE,
+        request.url.split('?')[0]!,
+        typeof traceparent === 'string' ? traceparent : undefined,
+      );
+      if (span) spans.set(request, span);
+      span ? span.enter(done) : done();
+    });
+    // A request body is read in the socket's callbacks, outside the context entered above: the span is entered again
+    // just before the handler, so whatever the handler starts (a trigger's enqueue) runs inside it.
+    app.addHook('preHandler', (request, _reply, done) => {
+      const span = spans.get(request);
+      span ? span.enter(done) : done();
+    });
+    app.addHook('onResponse', (request, reply, done) => {
+      spans.get(request)?.end(request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode);
+      done();
+    });
+  }
+});
+
+/** A constant-time comparison of the Authorization header with `Bearer <token>` (hashes first: equal lengths). */
+export function bearerCheck(token: string): (header: string | undefined) => boolean {
+  const expected = createHash('sha256').update(`Bearer ${token}`).digest();
+  return (header) => header !== undefined && timingSafeEqual(createHash('sha256').update(header).digest(), expected);
+}
