@@ -14,6 +14,7 @@ import { SqlStore } from './store/sql/sql-store.js';
 import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
+import { createBridgeClient } from './bridge/client.js';
 import { SqlQueue } from './queue/sql-queue.js';
 import type { JobQueue } from './queue/ports.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/ports.js';
@@ -116,6 +117,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       backoffMs: config.worker.backoffMs,
     });
   const { notifier, fanout } = remote ? remote.realtime : localRealtime();
+  const providers = createProviderDirectory(config);
   const deps: Deps = {
     config,
     clock,
@@ -124,10 +126,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
     rateLimits: remote?.rateLimits ?? new SqlRateLimitStore(db, dialect),
     sessionSecret: secretBox.sessionSecret,
     logger,
-    providers: createProviderDirectory(config),
+    providers,
     queue,
     realtime: notifier,
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
+    bridge: createBridgeClient({ fetch: providers.context().fetch }),
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   return {

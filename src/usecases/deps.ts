@@ -4,6 +4,7 @@ import type { IdempotencyStore, KeyRevocations, RateLimitStore, Store } from '..
 import type { JobQueue } from '../queue/ports.js';
 import type { ProviderDirectory } from '../providers/ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
+import type { BridgeClient } from '../bridge/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -27,6 +28,8 @@ export interface Deps {
   realtime: RealtimeNotifier;
   /** Revoked secret keys announced to every process (their key caches drop them at once). */
   keyRevocations: KeyRevocations;
+  /** Signed calls to @novu/framework bridges (code-first workflows), through the outbound guard. */
+  bridge: BridgeClient;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */
