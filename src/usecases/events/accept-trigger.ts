@@ -27,6 +27,10 @@ export interface TriggerRequest {
   actor?: string | Record<string, unknown>;
   context?: TriggerContext;
   tenant?: unknown;
+  /** Code-first workflows: the bridge to discover and run the workflow from (Novu's stateless trigger). */
+  bridgeUrl?: string;
+  /** Code-first workflows: per-trigger control values, `{ steps: { <stepId>: {...} } }`. */
+  controls?: { steps?: Record<string, Record<string, unknown>> };
 }
 
 export interface TriggerResult {
