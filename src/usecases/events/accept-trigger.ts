@@ -66,7 +66,7 @@ export function validateTriggerRequest(deps: Deps, workflow: Workflow, request: 
     const problems = recipients.flatMap((recipient, index) => recipientProblems(recipient, Array.isArray(request.to) ? `to[${index}]` : 'to'));
     if (problems.length > 0) throw new ValidationError(problems);
   }
-  const payloadProblems = validatePayload(workflow.payloadSchema, request.payload ?? {});
+  const payloadProblems = validatePayload(workflow.payloadSchema, request.payload ?? {}, { framework: workflow.origin === 'external' });
   if (payloadProblems.length > 0) throw new ValidationError(payloadProblems);
   contextKeysFromContext(request.context);
 }
