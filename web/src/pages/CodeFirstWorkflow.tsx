@@ -50,9 +50,6 @@ export function CodeFirstWorkflow({ workflow, onChanged }: { workflow: any; onCh
       <ol className="steps">
         {workflow.steps.map((step: any) => (
           <li key={step._id} className="step-card">
-            <h3>
-              {step.stepId} <span className="muted">({CHANNEL_LABEL[step.type] ?? step.type})</span>
-            </h3>
             <StepControls workflowId={workflow.workflowId} step={step} readOnly={!isAdmin} />
           </li>
         ))}
@@ -123,7 +120,7 @@ function StepControls({ workflowId, step, readOnly }: { workflowId: string; step
     setForm(Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, toForm(property, values[name] ?? property.default)])));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loaded.data]);
-  if (!loaded.data && !loaded.error) return <Loading what="control values" />;
+  if (!loaded.data && !loaded.error) return <Loading what={`control values of ${step.stepId}`} />;
   const names = Object.keys(properties);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -135,6 +132,10 @@ function StepControls({ workflowId, step, readOnly }: { workflowId: string; step
   };
   return (
     <>
+      <div>
+      <h3>
+        {step.stepId} <span className="muted">({CHANNEL_LABEL[step.type] ?? step.type})</span>
+      </h3>
       <ErrorNote error={loaded.error} />
       {names.length === 0 ? (
         <p className="muted">This step has no controls in its code.</p>
@@ -175,6 +176,7 @@ function StepControls({ workflowId, step, readOnly }: { workflowId: string; step
           </fieldset>
         </form>
       )}
+      </div>
       <BridgePreview workflowId={workflowId} step={step} controls={() => fromForm(properties, form)} />
     </>
   );
