@@ -27,6 +27,7 @@ interface Herald {
 let herald: Herald;
 let bridge: FrameworkBridge;
 let smtp: SmtpFake;
+let slack: HttpFake;
 let novu: Novu;
 let cli: string | undefined;
 let embedded: TestServer | undefined;
@@ -96,6 +97,7 @@ async function waitForMail(subject: string, timeoutMs = 15_000) {
 beforeAll(async () => {
   cli = novuCliEntry();
   smtp = await startSmtpFake();
+  slack = await startHttpFake(() => ({ status: 200, body: 'ok' }));
   if (SCALEOUT) {
     scaleout = await startScaleoutProcesses({ apis: 1, workers: 1, env: ENV });
     herald = { url: scaleout.apis[0].url, key: SCALEOUT_SECRET, close: () => scaleout!.close() };
@@ -108,6 +110,7 @@ beforeAll(async () => {
   for (const body of [
     { providerId: 'novu', channel: 'in_app' },
     { providerId: 'nodemailer', channel: 'email', credentials: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@herald.test' } },
+    { providerId: 'slack', channel: 'chat', credentials: { webhookUrl: `${slack.url}/hook` } },
   ]) {
     const response = await api('POST', '/v1/integrations', { active: true, check: false, ...body });
     expect(response.status, response.text).toBe(201);
@@ -118,6 +121,7 @@ afterAll(async () => {
   await bridge?.stop();
   await herald?.close();
   await smtp?.close();
+  await slack?.close();
 });
 
 describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 'scale-out' : 'embedded'})`, () => {
@@ -125,7 +129,7 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     if (!cli) return expect.soft(cli, 'novu CLI unavailable').toBeDefined();
     const before = await api('POST', '/v1/bridge/diff', { bridgeUrl: bridge.url });
     expect(before.status, before.text).toBe(200);
-    expect(before.body.data.created.sort()).toEqual(['flaky', 'order-digest', 'refused', 'reminder', 'removable', 'scoring', 'welcome']);
+    expect(before.body.data.created.sort()).toEqual(['deploy-alert', 'flaky', 'order-digest', 'refused', 'reminder', 'removable', 'scoring', 'welcome']);
 
     const result = await sync();
     expect(result.status, result.output).toBe(0);
@@ -218,6 +222,14 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     expect(message.content).toBe('Your tier is gold (150 points)');
     const custom = event.jobs[0].executionDetails.find((detail: any) => detail.detail.includes('computed by the bridge'));
     expect(JSON.parse(custom.raw)).toEqual({ points: 150, tier: 'gold' });
+  });
+
+  it("passes the code's provider overrides to Herald's provider", async () => {
+    const transactionId = await trigger('deploy-alert', { version: '1.2.3' });
+    const [event] = await settled(transactionId);
+    expect(event.jobs[0].status).toBe('completed');
+    const sent = slack.requests.map((request) => JSON.parse(request.body)).find((body) => body.text === 'Deployed 1.2.3');
+    expect(sent).toEqual({ text: 'Deployed 1.2.3', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*Deployed 1.2.3*' } }] });
   });
 
   it('a delay waits as long as the code says', async () => {

@@ -115,7 +115,20 @@ const removable = workflow('removable', async ({ step }) => {
   await step.inApp('note', async () => ({ body: 'still here' }));
 });
 
-const workflows = [welcome, scoring, reminder, orders, flaky, refused, removable].filter((entry) => !without.has(entry.id));
+// Provider overrides from code: Slack blocks computed next to the step's text.
+const deployAlert = workflow(
+  'deploy-alert',
+  async ({ step, payload }) => {
+    await step.chat('alert', async () => ({ body: `Deployed ${payload.version}` }), {
+      providers: {
+        slack: ({ outputs }) => ({ blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `*${outputs.body}*` } }] }),
+      },
+    });
+  },
+  { payloadSchema: { type: 'object', properties: { version: { type: 'string' } } } },
+);
+
+const workflows = [deployAlert, welcome, scoring, reminder, orders, flaky, refused, removable].filter((entry) => !without.has(entry.id));
 
 const calls = [];
 let flakyFailures = 0;
