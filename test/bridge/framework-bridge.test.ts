@@ -129,7 +129,7 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     if (!cli) return expect.soft(cli, 'novu CLI unavailable').toBeDefined();
     const before = await api('POST', '/v1/bridge/diff', { bridgeUrl: bridge.url });
     expect(before.status, before.text).toBe(200);
-    expect(before.body.data.created.sort()).toEqual(['deploy-alert', 'flaky', 'order-digest', 'refused', 'reminder', 'removable', 'scoring', 'welcome']);
+    expect(before.body.data.created.sort()).toEqual(['deploy-alert', 'flaky', 'order-digest', 'quiet', 'refused', 'reminder', 'removable', 'scoring', 'welcome']);
 
     const result = await sync();
     expect(result.status, result.output).toBe(0);
@@ -167,7 +167,7 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     ]);
     const messages = await messagesOf(transactionId);
     const inApp = messages.find((message) => message.channel === 'in_app');
-    expect(inApp).toMatchObject({ subject: 'Hello, Ada!', content: 'You are on the pro plan.', templateIdentifier: 'welcome' });
+    expect(inApp).toMatchObject({ subject: 'Hello, Ada!', content: 'You are on the pro plan.', templateIdentifier: 'welcome', tags: ['onboarding'], severity: 'high', data: { plan: 'pro' } });
     expect(inApp.cta.action.buttons[0]).toMatchObject({ type: 'primary', content: 'Open', url: '/plans/pro' });
     const mail = await waitForMail('Welcome aboard, Ada');
     expect(mail.parsed.html).toContain('thanks for choosing pro');
@@ -179,6 +179,41 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     expect(raw.request).toMatchObject({ workflowId: 'welcome', stepId: 'welcome-email', status: 200 });
     expect(raw.request.state).toEqual([{ stepId: 'hello', status: 'completed' }]);
     expect(raw.response.outputs.subject).toBe('Welcome aboard, Ada');
+  });
+
+  it("honours the code's preferences, tags and severity", async () => {
+    const stored = await api('GET', '/v2/workflows/quiet');
+    expect(stored.body.data).toMatchObject({ tags: ['digest', 'weekly'], severity: 'low', preferenceSettings: { in_app: true, email: false } });
+    const before = smtp.mails.length;
+    const transactionId = await trigger('quiet', {}, 'quinn');
+    const [event] = await settled(transactionId);
+    expect(event.jobs.map((job: any) => [job.type, job.status])).toEqual([
+      ['in_app', 'completed'],
+      ['email', 'skipped'],
+    ]);
+    const [message] = await messagesOf(transactionId);
+    expect(message).toMatchObject({ channel: 'in_app', content: 'In the inbox only', tags: ['digest', 'weekly'], severity: 'low' });
+    // The subscriber turns email on for this workflow: the next event sends it.
+    const opted = await api('PATCH', '/v2/subscribers/quinn/preferences', { workflowId: 'quiet', channels: { email: true } });
+    expect(opted.status, opted.text).toBe(200);
+    const second = await trigger('quiet', {}, 'quinn');
+    const [next] = await settled(second);
+    expect(next.jobs.map((job: any) => job.status)).toEqual(['completed', 'completed']);
+    await waitForMail('Never sent');
+    expect(smtp.mails.length).toBe(before + 1);
+  });
+
+  it('a trigger may carry per-trigger control values', async () => {
+    const raw = await api('POST', '/v1/events/trigger', {
+      name: 'welcome',
+      to: { subscriberId: 'ada' },
+      payload: { name: 'Ada', plan: 'free', noEmail: true },
+      controls: { steps: { hello: { greeting: 'Yo' } } },
+    });
+    expect(raw.status, raw.text).toBe(201);
+    await settled(raw.body.data.transactionId);
+    const [message] = await messagesOf(raw.body.data.transactionId);
+    expect(message.subject).toBe('Yo, Ada!');
   });
 
   it('skips a step when the code says so', async () => {
@@ -344,6 +379,21 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     expect((await api('GET', '/v1/bridge/controls/welcome/hello')).body.data.values).toEqual({ greeting: 'Howdy' });
     const trigger422 = await api('POST', '/v1/events/trigger', { name: 'removable', to: 'ada', payload: {} });
     expect(trigger422.status).toBe(422);
+
+    // A trigger naming a bridge runs a workflow that was never synced (workflow.trigger() from a dev tunnel).
+    const other = await startFrameworkBridge({ secretKey: herald.key });
+    try {
+      const stateless = await api('POST', '/v1/events/trigger', { name: 'removable', to: 'ada', payload: {}, bridgeUrl: other.url });
+      expect(stateless.status, stateless.text).toBe(201);
+      await settled(stateless.body.data.transactionId);
+      const [message] = await messagesOf(stateless.body.data.transactionId);
+      expect(message.content).toBe('still here');
+      expect((await other.calls()).filter((call) => call.action === 'execute' && call.workflowId === 'removable')).toHaveLength(1);
+      const unknown = await api('POST', '/v1/events/trigger', { name: 'no-such-workflow', to: 'ada', payload: {}, bridgeUrl: other.url });
+      expect(unknown.status).toBe(422);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('a bridge keyed with another secret refuses every call, and the jobs fail with that reason', async () => {

@@ -128,7 +128,17 @@ const deployAlert = workflow(
   { payloadSchema: { type: 'object', properties: { version: { type: 'string' } } } },
 );
 
-const workflows = [deployAlert, welcome, scoring, reminder, orders, flaky, refused, removable].filter((entry) => !without.has(entry.id));
+// Preferences from code: email off by default; subscribers may change it.
+const quiet = workflow(
+  'quiet',
+  async ({ step }) => {
+    await step.inApp('note', async () => ({ body: 'In the inbox only' }));
+    await step.email('mail', async () => ({ subject: 'Never sent', body: '<p>off by default</p>' }));
+  },
+  { tags: ['digest', 'weekly'], severity: 'low', preferences: { channels: { email: { enabled: false } } } },
+);
+
+const workflows = [deployAlert, quiet, welcome, scoring, reminder, orders, flaky, refused, removable].filter((entry) => !without.has(entry.id));
 
 const calls = [];
 let flakyFailures = 0;
