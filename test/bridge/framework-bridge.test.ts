@@ -129,7 +129,7 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     if (!cli) return expect.soft(cli, 'novu CLI unavailable').toBeDefined();
     const before = await api('POST', '/v1/bridge/diff', { bridgeUrl: bridge.url });
     expect(before.status, before.text).toBe(200);
-    expect(before.body.data.created.sort()).toEqual(['deploy-alert', 'flaky', 'order-digest', 'quiet', 'refused', 'reminder', 'removable', 'scoring', 'welcome']);
+    expect(before.body.data.created.sort()).toEqual(['deploy-alert', 'flaky', 'order-digest', 'quiet', 'refused', 'reminder', 'removable', 'scoring', 'throttled', 'welcome']);
 
     const result = await sync();
     expect(result.status, result.output).toBe(0);
@@ -290,6 +290,19 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     const mail = await waitForMail('3 new orders');
     for (const item of items) expect(mail.parsed.html).toContain(`<li>${item}</li>`);
     expect(smtp.mails.filter((candidate) => candidate.parsed.subject?.endsWith('new orders')).length).toBe(1);
+  });
+
+  it('a throttle from code lets one event through per window', async () => {
+    const first = await trigger('throttled', {}, 'tess');
+    const [passed] = await settled(first);
+    expect(passed.jobs.map((job: any) => [job.type, job.status])).toEqual([
+      ['throttle', 'completed'],
+      ['in_app', 'completed'],
+    ]);
+    const second = await trigger('throttled', {}, 'tess');
+    const [held] = await settled(second);
+    expect(held.jobs.map((job: any) => job.status)).toEqual(['skipped', 'skipped']);
+    expect(details(held.jobs[0]).join('\n')).toContain('Throttled: more than 1 per 1 minutes');
   });
 
   it('retries a bridge answering 500, then delivers', async () => {

@@ -138,7 +138,13 @@ const quiet = workflow(
   { tags: ['digest', 'weekly'], severity: 'low', preferences: { channels: { email: { enabled: false } } } },
 );
 
-const workflows = [deployAlert, quiet, welcome, scoring, reminder, orders, flaky, refused, removable].filter((entry) => !without.has(entry.id));
+// At most one alert per subscriber per minute.
+const throttled = workflow('throttled', async ({ step }) => {
+  await step.throttle('limit', async () => ({ type: 'fixed', amount: 1, unit: 'minutes', threshold: 1 }));
+  await step.inApp('alert', async () => ({ body: 'CPU is high' }));
+});
+
+const workflows = [deployAlert, quiet, throttled, welcome, scoring, reminder, orders, flaky, refused, removable].filter((entry) => !without.has(entry.id));
 
 const calls = [];
 let flakyFailures = 0;
