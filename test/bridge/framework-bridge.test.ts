@@ -324,6 +324,8 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     expect(failed).toHaveLength(1);
     expect(failed[0].detail).toBe('Bridge answered 400 AccountClosedError: Account 42 is closed');
     expect(JSON.parse(failed[0].raw).error).toMatchObject({ code: 'AccountClosedError' });
+    // Nothing was computed, so nothing reaches the Inbox (no empty error message).
+    expect(await messagesOf(transactionId)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await executeCalls('refused')).toBe(1);
   });

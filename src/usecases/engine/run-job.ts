@@ -21,7 +21,7 @@ import {
   type FollowUp,
 } from './job-progress.js';
 import type { CustomStepRegistry, LoadedRecords, StepHandlers, StepOutcome, StepRun } from './step-context.js';
-import { literalRenderer, prepareBridgeStep } from './bridge-step.js';
+import { bridgeStepOf, literalRenderer, prepareBridgeStep } from './bridge-step.js';
 
 export interface RunJobOptions {
   handlers: StepHandlers;
@@ -118,7 +118,10 @@ export async function failJob(
     // A retried step failed again: its message tells the latest failure.
     await deps.store.messages.save({ ...existing, errorText: failure.message, providerId: failure.providerId ?? existing.providerId, updatedAt: isoNow(deps.clock) });
   }
-  if (isChannelStep && !existing) {
+  // A code-first step whose bridge call failed has no content: nothing was attempted, no message is recorded (an
+  // empty in-app error would show in the Inbox); the job's execution details carry the reason.
+  const noContent = bridgeStepOf(job) !== undefined && !failure.attempted;
+  if (isChannelStep && !existing && !noContent) {
     const message = buildMessage(run, job.type as DeliveryChannel, failure.attempted?.controls ?? (await renderedOrRaw(run)), {
       status: 'error',
       providerId: failure.providerId,
