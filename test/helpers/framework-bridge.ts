@@ -67,14 +67,15 @@ export async function startFrameworkBridge(options: { secretKey: string; port?: 
 
 /**
  * The real `novu` CLI 2.20.1, installed on demand into `.cache/novu-cli` (git-ignored, outside node_modules: it is
- * heavy and only these tests use it), without install scripts (nothing downloads a browser or binary). Reused when
- * present. Under CI=true a failed install fails the test; elsewhere it answers undefined and the caller skips.
+ * heavy and only these tests use it), without install scripts (nothing downloads a browser or binary), from the
+ * configured npm registry only. Reused when present. A failed install throws: the tests fail, never skip (CI=true
+ * included).
  */
 const CLI_VERSION = '2.20.1';
 const CLI_PREFIX = join(REPO, '.cache', 'novu-cli');
 const CLI_ENTRY = join(CLI_PREFIX, 'node_modules', 'novu', 'dist', 'src', 'index.js');
 
-export function novuCliEntry(): string | undefined {
+export function novuCliEntry(): string {
   if (existsSync(CLI_ENTRY)) return CLI_ENTRY;
   const installed = spawnSync('npm', ['install', '--prefix', CLI_PREFIX, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `novu@${CLI_VERSION}`], {
     encoding: 'utf8',
@@ -82,10 +83,7 @@ export function novuCliEntry(): string | undefined {
     env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
   });
   if (installed.status === 0 && existsSync(CLI_ENTRY)) return CLI_ENTRY;
-  const reason = `novu@${CLI_VERSION} could not be installed into ${CLI_PREFIX}: ${installed.stderr || installed.error?.message}`;
-  if (process.env.CI === 'true') throw new Error(reason);
-  console.warn(`${reason}; the CLI tests are skipped`);
-  return undefined;
+  throw new Error(`novu@${CLI_VERSION} could not be installed into ${CLI_PREFIX} (CI=${process.env.CI ?? ''}): ${installed.stderr || installed.error?.message}`);
 }
 
 /**
