@@ -9,7 +9,8 @@ import { freePort } from '../helpers/herald-process.js';
 
 /** The bridge client against a local fake: the exact signed request, and how each failure is classified. */
 let fake: HttpFake;
-const client = createBridgeClient({ fetch: testProviderContext(500).fetch, now: () => 1_700_000_000_000 });
+// A generous timeout: the machine running the suite may be busy; the timeout case uses its own short one.
+const client = createBridgeClient({ fetch: testProviderContext(5000).fetch, now: () => 1_700_000_000_000 });
 const target = () => ({ url: `${fake.url}/api/novu`, secretKey: 'sk_test_key' });
 
 beforeAll(async () => {
@@ -80,7 +81,8 @@ describe('bridge client', () => {
     expect(down.retryable).toBe(true);
     expect(down.message).toContain('could not be reached');
     fake.setHandler(() => 'hang');
-    const slow = await failure(client.execute(target(), { action: 'execute', workflowId: 'wf', stepId: 'st', body: {} as never }));
+    const impatient = createBridgeClient({ fetch: testProviderContext(500).fetch });
+    const slow = await failure(impatient.execute(target(), { action: 'execute', workflowId: 'wf', stepId: 'st', body: {} as never }));
     expect(slow.retryable).toBe(true);
     expect(slow.message).toContain('timed out after 500 ms');
     const guarded = createBridgeClient({ fetch: createProviderContext({ timeoutMs: 500, userAgent: 't', allow: [] }).fetch });
