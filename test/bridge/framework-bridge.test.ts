@@ -422,5 +422,23 @@ describe(`code-first workflows through a @novu/framework bridge (${SCALEOUT ? 's
     const diff = await api('POST', '/v1/bridge/diff', { bridgeUrl: bridge.url });
     expect(diff.status).toBe(400);
     expect(diff.body.message.join(' ')).toContain('SignatureMismatchError');
+
+    // Once the app has the right key again, retrying the failed steps (as the dashboard does) completes the event.
+    await bridge.stop();
+    bridge = await startFrameworkBridge({ secretKey: herald.key, port: bridge.port });
+    for (const job of event.jobs) {
+      const retried = await api('POST', `/v1/notifications/${event._id}/jobs/${job._id}/retry`);
+      expect(retried.status, retried.text).toBe(201);
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const [current] = (await api('GET', `/v1/notifications?transactionId=${transactionId}`)).body.data;
+        const status = current.jobs.find((candidate: any) => candidate._id === job._id).status;
+        if (status === 'completed') break;
+        if (Date.now() > deadline) throw new Error(`retried job still ${status}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const [message] = await messagesOf(transactionId);
+    expect(message.content).toBe('Your tier is silver (5 points)');
   });
 });
