@@ -47,6 +47,8 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   app.post(
     '/v1/bridge/diff',
     {
+      // Reads only: dashboard viewers may call it too.
+      config: { viewerAllowed: true },
       schema: {
         tags,
         summary: 'What a sync of this bridge would create, update and delete',
@@ -66,6 +68,8 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   app.post(
     '/v1/bridge/validate',
     {
+      // Reads only: dashboard viewers may call it too.
+      config: { viewerAllowed: true },
       schema: {
         tags,
         summary: 'Whether a URL answers as a @novu/framework bridge',
@@ -106,6 +110,8 @@ export const bridgeRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   app.post(
     '/v1/bridge/preview/:workflowId/:stepId',
     {
+      // Reads only: dashboard viewers may call it too.
+      config: { viewerAllowed: true },
       schema: {
         tags,
         summary: "A code-first step's content computed by the bridge (?action=preview)",
