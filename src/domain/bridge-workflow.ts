@@ -2,6 +2,7 @@
  * Code-first workflows (@novu/framework): a discovered workflow as Herald stores it, and the `state` of earlier steps
  * the framework needs on every execute. Pure; the shapes follow the framework's own schemas (2.13.2).
  */
+import { CronExpressionParser } from 'cron-parser';
 import { SEVERITIES, type DeliveryChannel, type Severity } from './types.js';
 import type { BridgeStepInfo, Workflow, WorkflowStep, WorkflowStepType } from './workflow.js';
 
@@ -218,4 +219,13 @@ export function controlValuesFor(stepId: string, stored: Record<string, unknown>
     ...(stored ?? {}),
     ...(fromTrigger && typeof fromTrigger === 'object' && !Array.isArray(fromTrigger) ? (fromTrigger as Record<string, unknown>) : {}),
   };
+}
+
+/** The next time a timed delay's cron matches (UTC), epoch ms; undefined when the expression does not parse. */
+export function nextCronAt(cron: string, nowMs: number): number | undefined {
+  try {
+    return CronExpressionParser.parse(cron.trim(), { currentDate: new Date(nowMs), tz: 'UTC' }).next().toDate().getTime();
+  } catch {
+    return undefined;
+  }
 }

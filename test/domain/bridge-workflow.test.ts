@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bridgeState, controlValuesFor, diffDiscovered, heraldStepType, stepResultOutputs, workflowFromDiscovered } from '../../src/domain/bridge-workflow.js';
+import { bridgeState, controlValuesFor, diffDiscovered, heraldStepType, nextCronAt, stepResultOutputs, workflowFromDiscovered } from '../../src/domain/bridge-workflow.js';
 
 let counter = 0;
 const ids = {
@@ -86,5 +86,12 @@ describe('execution state for the framework', () => {
     expect(controlValuesFor('hello', { greeting: 'Hi', x: 1 }, { steps: { hello: { greeting: 'Yo' } } })).toEqual({ greeting: 'Yo', x: 1 });
     expect(controlValuesFor('hello', undefined, undefined)).toEqual({});
     expect(controlValuesFor('hello', { a: 1 }, { steps: { other: { a: 2 } } })).toEqual({ a: 1 });
+  });
+});
+
+describe('timed delays from code', () => {
+  it('wait until the next match of the cron expression, in UTC', () => {
+    expect(nextCronAt('0 9 * * *', Date.parse('2026-11-25T08:00:00.000Z'))).toBe(Date.parse('2026-11-25T09:00:00.000Z'));
+    expect(nextCronAt('not a cron', 0)).toBeUndefined();
   });
 });

@@ -1,6 +1,5 @@
-import { CronExpressionParser } from 'cron-parser';
 import type { BridgeExecuteResult } from '../../bridge/ports.js';
-import { bridgeState, controlValuesFor, type EarlierStep } from '../../domain/bridge-workflow.js';
+import { bridgeState, controlValuesFor, nextCronAt, type EarlierStep } from '../../domain/bridge-workflow.js';
 import type { TemplateRenderer } from '../../domain/templates.js';
 import { addTimeUnit, isTimeUnit } from '../../domain/time-units.js';
 import type { Workflow, WorkflowStep } from '../../domain/workflow.js';
@@ -160,15 +159,6 @@ function overridesFromResult(job: StoredJob, result: BridgeExecuteResult): Recor
   }
   if (Object.keys(providers).length > 0) overrides.providers = { ...providers, ...((overrides.providers as Record<string, unknown>) ?? {}) };
   return overrides;
-}
-
-/** The next time a timed delay's cron matches, for the `scheduled` delay that waits until it. */
-export function nextCronAt(cron: string, nowMs: number): number | undefined {
-  try {
-    return CronExpressionParser.parse(cron.trim(), { currentDate: new Date(nowMs), tz: 'UTC' }).next().toDate().getTime();
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every earlier step of the event, described as the framework hydrates it. */
