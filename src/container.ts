@@ -15,6 +15,7 @@ import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
 import { createDeliveryReportDirectory } from './providers/reports/directory.js';
+import { createBridgeClient } from './bridge/client.js';
 import { SqlQueue } from './queue/sql-queue.js';
 import type { JobQueue } from './queue/ports.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/ports.js';
@@ -126,6 +127,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     });
   const { notifier, fanout } = remote ? remote.realtime : localRealtime();
   const [metrics, tracing] = await Promise.all([openMetrics(config, db, queue, logger), openTracing(config)]);
+  const providers = createProviderDirectory(config);
   const deps: Deps = {
     config,
     clock,
@@ -134,7 +136,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     rateLimits: remote?.rateLimits ?? new SqlRateLimitStore(db, dialect),
     sessionSecret: secretBox.sessionSecret,
     logger,
-    providers: createProviderDirectory(config),
+    providers,
     queue,
     realtime: notifier,
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
@@ -142,6 +144,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks: createWebhookSender(config),
     metrics,
     tracing,
+    bridge: createBridgeClient({ fetch: providers.context().fetch }),
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));

@@ -13,8 +13,13 @@ const CACHE_SIZE = 500;
 // generators (zod-to-json-schema, the Novu dashboard) that add their own annotations.
 const ajv = new Ajv({ allErrors: true, strict: false, logger: false, useDefaults: false, coerceTypes: false });
 addCommonFormats(ajv);
+// Code-first workflows are checked the way @novu/framework checks them on the bridge: properties a schema does not
+// allow are dropped there, not refused (its ajv runs with removeAdditional: 'failing'), so they are not refused here.
+const frameworkAjv = new Ajv({ allErrors: true, strict: false, logger: false, useDefaults: true, coerceTypes: false, removeAdditional: 'failing' });
+addCommonFormats(frameworkAjv);
 
 const compiled = new Map<string, CompiledSchema>();
+const frameworkCompiled = new Map<string, CompiledSchema>();
 
 /**
  * Readable messages for each way `payload` breaks `schema`, naming the field (`payload.orderId must be string`,
@@ -22,12 +27,14 @@ const compiled = new Map<string, CompiledSchema>();
  * message starting "workflow payload schema is invalid". At most 20 messages. Compiled schemas are cached
  * (by their JSON text, 500 kept).
  */
-export function validatePayload(schema: unknown, payload: unknown): string[] {
+export function validatePayload(schema: unknown, payload: unknown, options: { framework?: boolean } = {}): string[] {
   if (schema === undefined || schema === null) return [];
-  const entry = compile(schema);
+  const entry = options.framework ? compile(schema, frameworkAjv, frameworkCompiled) : compile(schema);
   if ('problem' in entry) return [`workflow payload schema is invalid: ${entry.problem}`];
-  if (entry.validate(payload)) return [];
-  const messages = (entry.validate.errors ?? []).map((error) => describeError(error, payload));
+  // The framework flavour changes what it validates (drops, fills defaults): it works on a copy.
+  const subject = options.framework ? structuredClone(payload) : payload;
+  if (entry.validate(subject)) return [];
+  const messages = (entry.validate.errors ?? []).map((error) => describeError(error, subject));
   return [...new Set(messages)].slice(0, MAX_MESSAGES);
 }
 
@@ -38,27 +45,27 @@ export function payloadSchemaProblem(schema: unknown): string | undefined {
   return 'problem' in entry ? entry.problem : undefined;
 }
 
-function compile(schema: unknown): CompiledSchema {
+function compile(schema: unknown, instance: Ajv = ajv, cache: Map<string, CompiledSchema> = compiled): CompiledSchema {
   if (typeof schema !== 'object' && typeof schema !== 'boolean') return { problem: 'must be an object' };
   const key = JSON.stringify(schema);
-  const cached = compiled.get(key);
+  const cached = cache.get(key);
   if (cached) {
-    compiled.delete(key);
-    compiled.set(key, cached);
+    cache.delete(key);
+    cache.set(key, cached);
     return cached;
   }
-  const entry = compileFresh(schema as object | boolean);
-  if (compiled.size >= CACHE_SIZE) {
-    const [oldestKey, oldest] = compiled.entries().next().value as [string, CompiledSchema];
-    compiled.delete(oldestKey);
+  const entry = compileFresh(schema as object | boolean, instance);
+  if (cache.size >= CACHE_SIZE) {
+    const [oldestKey, oldest] = cache.entries().next().value as [string, CompiledSchema];
+    cache.delete(oldestKey);
     // Ajv keeps every compiled schema object alive until told otherwise.
-    if ('compiledFrom' in oldest) ajv.removeSchema(oldest.compiledFrom);
+    if ('compiledFrom' in oldest) instance.removeSchema(oldest.compiledFrom);
   }
-  compiled.set(key, entry);
+  cache.set(key, entry);
   return entry;
 }
 
-function compileFresh(schema: object | boolean): CompiledSchema {
+function compileFresh(schema: object | boolean, instance: Ajv): CompiledSchema {
   if (Array.isArray(schema)) return { problem: 'must be an object' };
   // A top-level $id would make Ajv refuse a second workflow with the same id, and $schema naming a draft Ajv
   // does not load (2019-09, 2020-12) would fail outright; both are irrelevant to validating one payload.
@@ -69,7 +76,7 @@ function compileFresh(schema: object | boolean): CompiledSchema {
     delete copy.$schema;
   }
   try {
-    const validate = ajv.compile(copy);
+    const validate = instance.compile(copy);
     return { validate, compiledFrom: typeof copy === 'object' ? copy : {} };
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };

@@ -102,7 +102,9 @@ export function toNotificationStep(step: WorkflowStep | Omit<WorkflowStep, 'vari
 
 /** The spec's JobStep (a job's `step`); variants nest as JobSteps whose `_parentId` is the step. */
 export function toJobStep(step: WorkflowStep | Omit<WorkflowStep, 'variants'>, parentId: string | null = null): JobStep {
-  const metadata = stepMetadata(step);
+  // A code-first step names itself for the worker, which then asks the bridge for its content.
+  const bridge = step.bridge ? { bridgeStepId: step.stepId, bridgeType: step.bridge.type } : undefined;
+  const metadata = bridge ? { ...(stepMetadata(step) ?? {}), ...bridge } : stepMetadata(step);
   const variants = 'variants' in step && step.variants?.length ? step.variants.map((variant) => toJobStep(variant, step._id)) : undefined;
   return {
     _id: step._id,

@@ -31,8 +31,23 @@ export interface WorkflowStep {
    */
   controls: Record<string, unknown>;
   filters: StepFilter[];
+  /** Steps of `external` workflows: what the bridge's discover said about the step (its code computes the content). */
+  bridge?: BridgeStepInfo;
   /** Alternative versions of the step; the first whose filters pass replaces the step. */
   variants?: Array<Omit<WorkflowStep, 'variants'>>;
+}
+
+/** A step of a code-first workflow as discovered from its @novu/framework bridge. */
+export interface BridgeStepInfo {
+  /** The type the framework reported (`tool` and other types Herald runs as `custom`). */
+  type: string;
+  /** JSON Schema of the step's controls: the dashboard's control form. */
+  controlSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  /** The step's options minus functions (skip is code: only the bridge knows it). */
+  options: Record<string, unknown>;
+  /** Providers the step's code overrides (`providers: { sendgrid: ... }`). */
+  providers: string[];
 }
 
 export interface Workflow {
@@ -58,6 +73,11 @@ export interface Workflow {
   data?: Record<string, unknown>;
   _notificationGroupId: string;
   origin: 'novu-cloud' | 'novu-cloud-v1' | 'external';
+  /**
+   * External workflows discovered on the fly from a trigger's `bridgeUrl`: the bridge that runs them (synced ones use
+   * the environment's bridge).
+   */
+  bridgeUrl?: string;
   _creatorId: string;
   deleted: boolean;
   /** Set by the soft delete. */

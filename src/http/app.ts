@@ -25,6 +25,7 @@ import { notificationsRoutes } from './routes/notifications.js';
 import { workflowsRoutes } from './routes/workflows.js';
 import { topicsRoutes } from './routes/topics.js';
 import { eventsRoutes } from './routes/events.js';
+import { bridgeRoutes } from './routes/bridge.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { dashboardPlugin } from './dashboard.js';
 import { dashboardAuthRoutes } from './routes/dashboard-auth.js';
@@ -145,6 +146,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(topicsRoutes, { deps });
   await app.register(topicsV1Routes, { deps });
   await app.register(eventsRoutes, { deps });
+  await app.register(bridgeRoutes, { deps });
   await app.register(inboxRoutes, { deps });
   await app.register(dashboardAuthRoutes, { deps });
   await app.register(dashboardAdminRoutes, { deps });

@@ -578,6 +578,34 @@ export interface ProviderReportRepository {
   claim(environmentId: string, integrationId: string, eventId: string, at: string): Promise<boolean>;
 }
 
+// ---- framework bridge (code-first workflows) -----------------------------------------------------------
+
+export interface BridgeEndpoint {
+  environmentId: string;
+  url: string;
+  /** The API key the sync was made with. */
+  apiKeyId?: string;
+  syncedAt: string;
+}
+
+export interface BridgeRepository {
+  getEndpoint(environmentId: string): Promise<BridgeEndpoint | undefined>;
+  /** Creates or replaces the environment's bridge. */
+  saveEndpoint(endpoint: BridgeEndpoint): Promise<void>;
+  /**
+   * The secret key that signs calls to the environment's bridge: the key named by `apiKeyId` while it is unrevoked,
+   * else the environment's newest unrevoked key; undefined when no key has an encrypted copy.
+   */
+  signingKey(environmentId: string, apiKeyId?: string): Promise<string | undefined>;
+  /** Non-deleted workflows with origin `external`, oldest first. */
+  listExternalWorkflows(environmentId: string): Promise<Workflow[]>;
+  /** Stored control values of a step (by trigger identifier and stepId); undefined when never set. */
+  getControls(environmentId: string, workflowId: string, stepId: string): Promise<Record<string, unknown> | undefined>;
+  saveControls(environmentId: string, workflowId: string, stepId: string, controls: Record<string, unknown>, at: string): Promise<void>;
+  /** Forgets every step's control values of a workflow (it was deleted by a sync). */
+  deleteControls(environmentId: string, workflowId: string): Promise<void>;
+}
+
 export interface Store {
   tenancy: TenancyRepository;
   integrations: IntegrationRepository;
@@ -594,6 +622,7 @@ export interface Store {
   /** Domain events of changes, written with them (see EventOutbox). */
   events: EventOutbox;
   webhooks: WebhookRepository;
+  bridge: BridgeRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

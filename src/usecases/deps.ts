@@ -7,6 +7,7 @@ import type { DeliveryReportDirectory } from '../providers/report-ports.js';
 import type { RealtimeNotifier } from '../realtime/ports.js';
 import type { WebhookSender } from '../webhooks/ports.js';
 import type { Metrics, Tracing } from '../observability/ports.js';
+import type { BridgeClient } from '../bridge/ports.js';
 
 /**
  * What use-cases may depend on: ports only, never a concrete database, queue or HTTP library.
@@ -38,6 +39,8 @@ export interface Deps {
   metrics: Metrics;
   /** OpenTelemetry spans; no-ops unless an OTLP endpoint is configured. */
   tracing: Tracing;
+  /** Signed calls to @novu/framework bridges (code-first workflows), through the outbound guard. */
+  bridge: BridgeClient;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

@@ -50,7 +50,7 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
       case JOB_NAMES.processTrigger:
         return observed(deps, job, {}, () => runProcessTrigger(deps, job, async (followUp, loaded) => {
           // Steps that call providers or user code always go through the queue, where every attempt is recorded.
-          if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type)) return false;
+          if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type) || loaded.workflow.origin === 'external') return false;
           const observation: StepObservation = {};
           const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded, observation };
           try {

@@ -40,6 +40,13 @@ const TriggerFields = {
   actor: Type.Optional(Type.Union([Type.String(), SubscriberRecipient])),
   context: Type.Optional(TriggerContext),
   tenant: Type.Optional(Type.Union([Type.String(), FreeObject])),
+  bridgeUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Code-first workflows: discover and run the workflow from this @novu/framework bridge' })),
+  controls: Type.Optional(
+    Type.Object(
+      { steps: Type.Optional(Type.Record(Type.String(), FreeObject)) },
+      { additionalProperties: true, description: 'Code-first workflows: control values for this trigger, `{ steps: { <stepId>: {...} } }`' },
+    ),
+  ),
 };
 
 export const TriggerBody = Type.Object({

@@ -130,7 +130,10 @@ const StepResponseFields = {
   origin: Type.String(),
   workflowId: Type.String(),
   workflowDatabaseId: Type.String(),
-  controls: Type.Object({ values: FreeObject }),
+  controls: Type.Object({
+    values: FreeObject,
+    dataSchema: Type.Optional(FreeObject),
+  }),
   controlValues: FreeObject,
   variables: FreeObject,
   active: Type.Boolean(),
@@ -209,7 +212,8 @@ function toStepResponseFields(step: Omit<WorkflowStep, 'variants'>, workflow: Wo
     origin: workflow.origin,
     workflowId: workflow.workflowId,
     workflowDatabaseId: workflow._id,
-    controls: { values: step.controls },
+    // Code-first steps: their control values live apart (/v1/bridge/controls); the code gives the form's schema.
+    controls: step.bridge ? { values: step.controls, dataSchema: step.bridge.controlSchema } : { values: step.controls },
     controlValues: step.controls,
     variables: {
       type: 'object',

@@ -685,6 +685,30 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('webhook_attempts_pending').on('webhook_attempts').column('due_at').where(sql.ref('status'), '=', sql.lit('pending')).execute();
     },
   },
+  '0022_framework_bridge': {
+    // Code-first workflows (@novu/framework): which workflows came from a bridge (a re-sync deletes the external ones
+    // no longer discovered), the bridge URL of each environment with the API key it was synced with (the key that
+    // signs every call), and control values edited outside the code, per step; they survive a re-sync.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('workflows').addColumn('origin', 'text').execute();
+      await db.schema
+        .createTable('bridge_endpoints')
+        .addColumn('environment_id', 'text', (c) => c.primaryKey())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('api_key_id', 'text')
+        .addColumn('synced_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('bridge_controls')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('workflow_id', 'text', (c) => c.notNull())
+        .addColumn('step_id', 'text', (c) => c.notNull())
+        .addColumn('controls', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('bridge_controls_pk', ['environment_id', 'workflow_id', 'step_id'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -94,6 +94,8 @@ export interface WorkflowsTable {
   deleted: number;
   created_at: string;
   updated_at: string;
+  /** `external` for workflows synced from a framework bridge (migration 0022); null for the others. */
+  origin?: string | null;
 }
 
 export interface TopicsTable {
@@ -351,6 +353,27 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
+  bridge_endpoints: BridgeEndpointsTable;
+  bridge_controls: BridgeControlsTable;
+}
+
+/** The framework bridge of an environment (migration 0022). */
+export interface BridgeEndpointsTable {
+  environment_id: string;
+  url: string;
+  /** The API key the bridge was synced with: it signs the calls (the bridge app knows that secret). */
+  api_key_id: string | null;
+  synced_at: string;
+}
+
+/** Control values of a step of an external workflow, edited through the API or dashboard (migration 0022). */
+export interface BridgeControlsTable {
+  environment_id: string;
+  /** The trigger identifier. */
+  workflow_id: string;
+  step_id: string;
+  controls: string;
+  updated_at: string;
 }
 
 /** Dashboard users (migration 0013). `email` is stored lower-case and is unique across organizations. */

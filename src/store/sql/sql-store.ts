@@ -16,6 +16,7 @@ import { SqlPreferenceRepository } from './preference-repository.js';
 import { SqlProviderReportRepository } from './provider-report-repository.js';
 import { SqlEventOutbox, SqlWebhookRepository, WebhookPresence } from './webhook-repository.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
+import { SqlBridgeRepository } from './bridge-repository.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -52,6 +53,7 @@ export class SqlStore implements Store {
   readonly providerReports: SqlProviderReportRepository;
   readonly webhooks: SqlWebhookRepository;
   readonly events: SqlEventOutbox;
+  readonly bridge: SqlBridgeRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -75,6 +77,7 @@ export class SqlStore implements Store {
     const webhookOptions = { dialect: options.dialect, secretBox: options.secretBox, presence: options.webhookPresence, clock: options.clock ?? systemClock };
     this.webhooks = new SqlWebhookRepository(db, webhookOptions);
     this.events = new SqlEventOutbox(db, this.webhooks, webhookOptions);
+    this.bridge = new SqlBridgeRepository(db, options.secretBox);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -98,6 +98,7 @@ function toRow(workflow: Workflow): WorkflowsTable {
     deleted: toFlag(workflow.deleted),
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
+    origin: workflow.origin === 'external' ? 'external' : null,
   };
 }
 

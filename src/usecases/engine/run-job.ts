@@ -24,6 +24,7 @@ import {
   type FollowUp,
 } from './job-progress.js';
 import type { CustomStepRegistry, LoadedRecords, StepHandlers, StepOutcome, StepRun } from './step-context.js';
+import { bridgeStepOf, literalRenderer, prepareBridgeStep } from './bridge-step.js';
 
 export interface RunJobOptions {
   handlers: StepHandlers;
@@ -71,6 +72,8 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
       return;
     }
   }
+  // Code-first steps: the app's bridge computes the content first, outside any transaction (it is an HTTP call).
+  const bridged = await prepareBridgeStep(deps, job, options.loaded?.job === job ? options.loaded : undefined);
   const execute = async (store: Store): Promise<FollowUp[]> => {
     // Digest and throttle decide from the other jobs of their group: one worker at a time per group.
     if (TRANSACTIONAL_STEPS.has(job.type) && job.digestGroup) await store.lockKey(`job-group:${job._environmentId}:${job.digestGroup}`);
@@ -79,6 +82,12 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
       observe(options, job, { outcome: 'failed' });
       await setJobStatus(deps, store, job, 'failed', executionDetail(deps, 'Failed', 'The event or its subscriber no longer exists'));
       return [];
+    }
+    if (bridged?.kind === 'outcome') return applyOutcome(run, bridged.outcome);
+    if (bridged?.kind === 'controls') {
+      run.controls = bridged.controls;
+      run.renderer = literalRenderer;
+      job.overrides = bridged.overrides;
     }
     // A channel step that was held for the subscriber's schedule is checked again when it resumes (the subscriber
     // may have opted out or changed the schedule meanwhile); other resumed steps (delay, digest) continue.
@@ -123,7 +132,10 @@ export async function failJob(
       events.push(messageEvent('message.failed', saved, { error }));
     });
   }
-  if (isChannelStep && !existing) {
+  // A code-first step whose bridge call failed has no content: nothing was attempted, no message is recorded (an
+  // empty in-app error would show in the Inbox); the job's execution details carry the reason.
+  const noContent = bridgeStepOf(job) !== undefined && !failure.attempted;
+  if (isChannelStep && !existing && !noContent) {
     const message = buildMessage(run, job.type as DeliveryChannel, failure.attempted?.controls ?? (await renderedOrRaw(run)), {
       status: 'error',
       providerId: failure.providerId,

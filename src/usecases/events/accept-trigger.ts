@@ -27,6 +27,10 @@ export interface TriggerRequest {
   actor?: string | Record<string, unknown>;
   context?: TriggerContext;
   tenant?: unknown;
+  /** Code-first workflows: the bridge to discover and run the workflow from (Novu's stateless trigger). */
+  bridgeUrl?: string;
+  /** Code-first workflows: per-trigger control values, `{ steps: { <stepId>: {...} } }`. */
+  controls?: { steps?: Record<string, Record<string, unknown>> };
 }
 
 export interface TriggerResult {
@@ -62,7 +66,7 @@ export function validateTriggerRequest(deps: Deps, workflow: Workflow, request: 
     const problems = recipients.flatMap((recipient, index) => recipientProblems(recipient, Array.isArray(request.to) ? `to[${index}]` : 'to'));
     if (problems.length > 0) throw new ValidationError(problems);
   }
-  const payloadProblems = validatePayload(workflow.payloadSchema, request.payload ?? {});
+  const payloadProblems = validatePayload(workflow.payloadSchema, request.payload ?? {}, { framework: workflow.origin === 'external' });
   if (payloadProblems.length > 0) throw new ValidationError(payloadProblems);
   contextKeysFromContext(request.context);
 }

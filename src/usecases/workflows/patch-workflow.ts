@@ -6,6 +6,7 @@ import { withDomainEvents } from '../events/record-domain-events.js';
 import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
 import { checkPayloadSchema } from './workflow-input.js';
+import { refuseExternalEdit } from './external-origin.js';
 
 export interface PatchWorkflowInput {
   caller: Caller;
@@ -23,6 +24,7 @@ export interface PatchWorkflowInput {
 /** PATCH: only the given fields change. */
 export async function patchWorkflow(deps: Deps, input: PatchWorkflowInput): Promise<Workflow> {
   const current = await getWorkflow(deps, { caller: input.caller, workflowId: input.workflowIdOrId });
+  refuseExternalEdit(current, (['name', 'description', 'tags', 'payloadSchema', 'severity', 'critical'] as const).filter((field) => input[field] !== undefined));
   if (input.payloadSchema !== undefined) checkPayloadSchema(input.payloadSchema);
   const { payloadSchema: currentSchema, ...rest } = current;
   const payloadSchema = input.payloadSchema === undefined ? currentSchema : (input.payloadSchema ?? undefined);

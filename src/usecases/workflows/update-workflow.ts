@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import { withDomainEvents } from '../events/record-domain-events.js';
 import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
+import { refuseExternalEdit } from './external-origin.js';
 import { buildSteps, checkPayloadSchema, preferenceSettingsFrom, type PreferencesInput, type StepInput } from './workflow-input.js';
 
 export interface UpdateWorkflowInput {
@@ -33,6 +34,7 @@ export interface UpdateWorkflowInput {
 export async function updateWorkflow(deps: Deps, input: UpdateWorkflowInput): Promise<Workflow> {
   const { caller } = input;
   const current = await getWorkflow(deps, { caller, workflowId: input.workflowIdOrId });
+  refuseExternalEdit(current, ['steps']);
   if (input.payloadSchema !== undefined) checkPayloadSchema(input.payloadSchema);
   const steps = buildSteps(input.steps, current.steps);
   if (input.workflowId !== undefined && input.workflowId !== current.workflowId) {

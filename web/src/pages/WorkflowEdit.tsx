@@ -4,6 +4,7 @@ import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { CHANNELS, CHANNEL_LABEL, SEVERITIES, STEP_TYPES } from '../status';
 import { StepFilterEditor } from '../step-filter-editor';
+import { CodeFirstWorkflow } from './CodeFirstWorkflow';
 import { readFilters, toStepFilters, type FilterGroup } from '../step-filter-form';
 import { Checkbox, ErrorNote, Field, Loading, Notice, PageHeader, Select, useAction, useLoad } from '../ui';
 
@@ -186,9 +187,11 @@ export function WorkflowEditPage({ id }: { id?: string }) {
   const loaded = useLoad((signal) => (id ? get(`/v2/workflows/${seg(id)}`, { signal }) : Promise.resolve(undefined)), [id]);
   const [draft, setDraft] = useState<WorkflowDraft>(EMPTY);
   const [saved, setSaved] = useState<string>();
+  const [draftSource, setDraftSource] = useState<any>();
   const save = useAction();
   useEffect(() => {
     if (loaded.data?.data) setDraft(draftFromApi(loaded.data.data));
+    setDraftSource(undefined);
   }, [loaded.data]);
 
   if (id && !loaded.data && !loaded.error) return <Loading what="the workflow" />;
@@ -200,6 +203,8 @@ export function WorkflowEditPage({ id }: { id?: string }) {
       </>
     );
   }
+  // Code-first workflows: read-only steps, control values only (CodeFirstWorkflow).
+  if (id && loaded.data?.data?.origin === 'external') return <CodeFirstWorkflow workflow={draftSource ?? loaded.data.data} onChanged={setDraftSource} />;
   const readOnly = !isAdmin;
   const set = <K extends keyof WorkflowDraft>(name: K, value: WorkflowDraft[K]) => setDraft((current) => ({ ...current, [name]: value }));
   const setStep = (index: number, next: Partial<StepDraft>) =>

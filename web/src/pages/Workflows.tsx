@@ -10,6 +10,7 @@ interface WorkflowListItem {
   workflowId: string;
   name: string;
   active: boolean;
+  origin?: string;
   severity: string;
   tags: string[];
   steps: Array<{ slug: string; type: string }>;
@@ -60,7 +61,10 @@ export function WorkflowsPage() {
                   <td>
                     <Link to={`/workflows/${seg(workflow._id)}`}>{workflow.name}</Link>
                   </td>
-                  <td className="mono">{workflow.workflowId}</td>
+                  <td className="mono">
+                    {workflow.workflowId}
+                    {workflow.origin === 'external' && <span className="muted"> (code)</span>}
+                  </td>
                   <td>{workflow.steps.map((step) => CHANNEL_LABEL[step.type] ?? step.type).join(' → ') || '—'}</td>
                   <td>{workflow.severity}</td>
                   <td>
