@@ -3,6 +3,7 @@ import type { Deps } from '../usecases/deps.js';
 import type { CustomStepRegistry } from '../usecases/engine/step-context.js';
 import { recoverAcceptedTriggers } from '../usecases/events/recover-triggers.js';
 import { createDispatcher } from './dispatch.js';
+import { startRetentionSweeper } from './retention-sweeper.js';
 
 export interface WorkerOptions {
   customSteps?: CustomStepRegistry;
@@ -21,6 +22,7 @@ export interface Worker {
 export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
   let started = false;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let retention: { stop(): Promise<void> } | undefined;
   const sweep = async (olderThanMs: number) => {
     const recovered = await recoverAcceptedTriggers(deps, olderThanMs);
     if (recovered > 0) deps.logger.info({ recovered }, 're-enqueued accepted triggers');
@@ -36,9 +38,11 @@ export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
         sweep(intervalMs).catch((error) => deps.logger.warn({ err: error }, 'accepted-trigger sweep failed'));
       }, intervalMs);
       sweepTimer.unref();
+      retention = startRetentionSweeper(deps);
     },
     async stop(stopOptions = {}) {
       clearInterval(sweepTimer);
+      await retention?.stop();
       await deps.queue.close({ graceMs: stopOptions.graceMs });
     },
   };
