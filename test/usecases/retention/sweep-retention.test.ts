@@ -109,7 +109,7 @@ for (const implementation of implementations) {
           .select((eb) => eb.fn.countAll<number | string>().as('n'))
           .where('environment_id', '=', environment.environmentId)
           .where('deleted', '=', 0);
-        if ('channel' in filter) rows = rows.where('channel', '=', filter.channel);
+        if ('channel' in filter) rows = rows.where('channel', '=', filter.channel!);
         if ('subscriberId' in filter) rows = rows.where('external_subscriber_id', '=', filter.subscriberId!);
         expect(page.totalCount, JSON.stringify(filter)).toBe(Number((await rows.executeTakeFirstOrThrow()).n));
       }
