@@ -22,15 +22,15 @@ import { createSeedPlan, seedListRows, seedSubscribers, type ListSeedPlan } from
  * `npm run bench:retention`: the retention sweep's cost to triggers, and whether it keeps the SQLite file bounded.
  *
  * (a) Trigger rate (201s per second, 64 clients on a worker thread against the server in this process, as in
- *     `npm run bench`) without a sweep, then while the sweep deletes N expired events (each event is 5-6 rows:
- *     the event, its job, two execution details, its message, a topic link for some; seeded directly in SQL, created
- *     40 days ago), then without a sweep again once it has finished; the sweep is the worker's own
- *     (sweepRetention with the server's settings: batches of 500, paused as it runs in production), stopped after the
- *     measured phase unless --finish-sweep.
+ *     `npm run bench`) in alternating phases, without a sweep and while the sweep deletes N expired events (each event
+ *     is 5-6 rows: the event, its job, two execution details, its message, a topic link for some; seeded directly in
+ *     SQL, created 40 days ago). The sweep is the worker's own (sweepRetention with the server's settings: batches of
+ *     500, paced as in production), held between batches during the phases without it, and stopped after the last
+ *     phase unless --finish-sweep. Also reported: the expired rows deleted during the measured phases.
  * (b) Embedded only: three cycles of filling M expired events and sweeping them; the database file's size after each
  *     fill and each sweep (WAL checkpointed), next to a control that fills three times without sweeping.
  *
- *   node --import tsx bench/retention.ts [--mode embedded|scaleout] [--events 200000] [--duration 20] [--cycle-events 50000] [--only rate|cycles]
+ *   node --import tsx bench/retention.ts [--mode embedded|scaleout] [--events 200000] [--duration 20] [--rounds 3] [--cycle-events 50000] [--only rate|cycles] [--finish-sweep]
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
@@ -46,6 +46,7 @@ interface Options {
   concurrency: number;
   only?: 'rate' | 'cycles';
   finishSweep?: boolean;
+  rounds: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -56,6 +57,7 @@ function parseOptions(argv: string[]): Options {
     .option('--duration <s>', 'seconds of load per phase of (a)', positiveInteger, 20)
     .option('--cycle-events <n>', 'expired events per fill of (b)', positiveInteger, 50_000)
     .option('--concurrency <n>', 'HTTP clients', positiveInteger, 64)
+    .option('--rounds <n>', '(a): rounds of two phases, without then during the sweep', positiveInteger, 3)
     .option('--only <part>', 'rate (a) or cycles (b) alone')
     .option('--finish-sweep', '(a): let the sweep finish before the last phase (default: stop it after the measured phase)')
     .parse(argv)
@@ -152,43 +154,60 @@ async function triggerRateDuringSweep(options: Options): Promise<Record<string, 
     const rate = (result: LoadResult) => ((result.statuses['201'] ?? 0) * 1000) / result.elapsedMs;
     // A short warm-up, so the first measured phase does not pay for JIT and caches.
     await runLoad(`${server.url}/v1/events/trigger`, options.concurrency, 3000, 'warm');
-    const before = await runLoad(`${server.url}/v1/events/trigger`, options.concurrency, durationMs, 'before');
-    console.log(`  without a sweep: ${rate(before).toFixed(0)} triggers/s`);
 
+    // One sweep, held between its batches while a phase without a sweep runs: phases alternate (without, with, ...),
+    // so the load other processes put on a shared machine falls on both kinds alike.
+    let held = true;
+    let stopSweep = false;
     let summary: RetentionSweepSummary | undefined;
     let sweepEndedAt = 0;
-    const sweepStartedAt = performance.now();
-    let stopSweep = false;
-    const sweep = sweepRetention(sweepDeps(deps, config), { owner: 'bench', shouldStop: () => stopSweep }).then((result) => {
+    const gate = async (ms: number) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      while (held && !stopSweep) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const sweep = sweepRetention(sweepDeps(deps, config), { owner: 'bench', sleep: gate, shouldStop: () => stopSweep }).then((result) => {
       summary = result;
       sweepEndedAt = performance.now();
     });
-    const during = await runLoad(`${server.url}/v1/events/trigger`, options.concurrency, durationMs, 'during');
+    const deletedSoFar = async () => Math.max(0, expiredRows - (await countRows(db)));
+    const phases: Array<{ phase: 'without' | 'during'; triggersPerSecond: number; rowsDeleted: number }> = [];
+    for (let round = 0; round < options.rounds; round++) {
+      for (const phase of ['without', 'during'] as const) {
+        held = phase === 'without';
+        const deletedBefore = await deletedSoFar();
+        const result = await runLoad(`${server.url}/v1/events/trigger`, options.concurrency, durationMs, `${phase}-${round}`);
+        held = true;
+        const rowsDeleted = (await deletedSoFar()) - deletedBefore;
+        phases.push({ phase, triggersPerSecond: Math.round(rate(result)), rowsDeleted });
+        console.log(`  round ${round + 1}, ${phase} a sweep: ${rate(result).toFixed(0)} triggers/s, ${rowsDeleted} expired rows deleted meanwhile`);
+      }
+    }
     const sweepRanThroughout = sweepEndedAt === 0;
-    console.log(`  during the sweep: ${rate(during).toFixed(0)} triggers/s${sweepRanThroughout ? '' : ' (the sweep ended before the load: use more --events)'}`);
     // The sweep is paced to leave the database to triggers, so 1M rows take many minutes on a loaded machine:
     // unless asked to wait for it, it is stopped at its next batch and what it did so far is reported.
-    if (!options.finishSweep) stopSweep = true;
+    if (options.finishSweep) held = false;
+    else stopSweep = true;
+    const sweepStartedAt = performance.now();
     await sweep;
-    const sweepSeconds = (sweepEndedAt - sweepStartedAt) / 1000;
-    console.log(`  sweep${summary?.interrupted ? ' (stopped after the measured phase)' : ''}: ${summary?.events} events, ${summary?.jobs} jobs, ${summary?.executionDetails} details, ${summary?.messages} messages in ${sweepSeconds.toFixed(0)} s`);
-    const after = await runLoad(`${server.url}/v1/events/trigger`, options.concurrency, durationMs, 'after');
-    console.log(`  without a sweep, after it: ${rate(after).toFixed(0)} triggers/s`);
-    const reference = (rate(before) + rate(after)) / 2;
+    const total = (phase: 'without' | 'during') => phases.filter((entry) => entry.phase === phase).reduce((sum, entry) => sum + entry.triggersPerSecond, 0);
+    const deletedWhileMeasured = phases.filter((entry) => entry.phase === 'during').reduce((sum, entry) => sum + entry.rowsDeleted, 0);
+    console.log(`  sweep${summary?.interrupted ? ' (stopped after the measured phases)' : ''}: ${summary?.events} events, ${summary?.jobs} jobs, ${summary?.executionDetails} details, ${summary?.messages} messages`);
     return {
       mode: options.mode,
       expiredEvents: options.events,
       expiredRows,
-      durationSeconds: options.duration,
+      secondsPerPhase: options.duration,
+      rounds: options.rounds,
       concurrency: options.concurrency,
-      triggersPerSecondBefore: Math.round(rate(before)),
-      triggersPerSecondDuringSweep: Math.round(rate(during)),
-      triggersPerSecondAfter: Math.round(rate(after)),
-      duringVersusWithout: Number((rate(during) / reference).toFixed(3)),
+      phases,
+      triggersPerSecondWithout: Math.round(total('without') / options.rounds),
+      triggersPerSecondDuringSweep: Math.round(total('during') / options.rounds),
+      duringVersusWithout: Number((total('during') / total('without')).toFixed(3)),
+      rowsDeletedDuringMeasuredPhases: deletedWhileMeasured,
+      sweepRowsPerSecondUnderLoad: Math.round(deletedWhileMeasured / (options.rounds * options.duration)),
       sweepRanThroughoutTheLoad: sweepRanThroughout,
       sweepFinished: summary?.interrupted === false,
-      sweepSeconds: Math.round(sweepSeconds),
-      sweepRowsPerSecond: Math.round((summary ? summary.events + summary.jobs + summary.executionDetails + summary.messages : 0) / Math.max(1, sweepSeconds)),
+      secondsToFinishAfterTheLoad: options.finishSweep ? Math.round((performance.now() - sweepStartedAt) / 1000) : undefined,
       sweep: summary,
     };
   } finally {

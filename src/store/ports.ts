@@ -480,7 +480,12 @@ export interface RetentionCursor {
   id: string;
 }
 
-export interface ExpiredEventsDeleted {
+/** Every batch reports how long it held the database (its transaction), which paces the sweep. */
+export interface RetentionBatch {
+  heldMs: number;
+}
+
+export interface ExpiredEventsDeleted extends RetentionBatch {
   /** Events looked at in this batch (those with an unfinished job are kept and skipped). */
   scanned: number;
   events: number;
@@ -516,12 +521,12 @@ export interface RetentionRepository {
    * delayed) is kept whole.
    */
   deleteExpiredEvents(environmentId: string, before: string, limit: number, after?: RetentionCursor): Promise<ExpiredEventsDeleted>;
-  /** Up to `limit` finished trigger records (and failed queue jobs) last changed before `before`; how many. */
-  deleteExpiredTriggers(before: string, limit: number): Promise<number>;
+  /** Up to `limit` finished trigger records (and failed queue jobs) created before `before`. */
+  deleteExpiredTriggers(before: string, limit: number): Promise<RetentionBatch & { deleted: number }>;
   /** Up to `limit` messages of the environment created before `before`, deleted or not, with the message counters kept exact. */
-  deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<number>;
+  deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<RetentionBatch & { deleted: number }>;
   /** Gives up to `maxPages` free pages back to the file system (SQLite incremental vacuum); 0 when none or not applicable. */
-  reclaimSpace(maxPages: number): Promise<number>;
+  reclaimSpace(maxPages: number): Promise<RetentionBatch & { pages: number }>;
   /** Takes or renews the named lease for `owner` until `until` when it is free, expired or already `owner`'s. */
   tryLease(name: string, owner: string, until: string, now: string): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;

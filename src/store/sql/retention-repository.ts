@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ExpiredEventsDeleted, RetentionCursor, RetentionRepository, RetentionSweepSummary } from '../ports.js';
+import type { ExpiredEventsDeleted, RetentionBatch, RetentionCursor, RetentionRepository, RetentionSweepSummary } from '../ports.js';
 import { MessageCounterDeltas } from './message-repository.js';
 import type { Database } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
@@ -31,6 +31,7 @@ export class SqlRetentionRepository implements RetentionRepository {
 
   async deleteExpiredEvents(environmentId: string, before: string, limit: number, after?: RetentionCursor): Promise<ExpiredEventsDeleted> {
     return this.db.transaction().execute(async (trx) => {
+      const started = performance.now();
       let query = trx
         .selectFrom('notifications')
         .select(['id', 'created_at'])
@@ -42,8 +43,8 @@ export class SqlRetentionRepository implements RetentionRepository {
         );
       }
       const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
-      const result: ExpiredEventsDeleted = { scanned: rows.length, events: 0, jobs: 0, executionDetails: 0 };
-      if (rows.length === 0) return result;
+      const result: ExpiredEventsDeleted = { scanned: rows.length, events: 0, jobs: 0, executionDetails: 0, heldMs: 0 };
+      if (rows.length === 0) return { ...result, heldMs: performance.now() - started };
       const last = rows[rows.length - 1];
       if (rows.length === limit) result.next = { createdAt: last.created_at, id: last.id };
 
@@ -79,13 +80,15 @@ export class SqlRetentionRepository implements RetentionRepository {
         result.executionDetails += Number(details.numDeletedRows);
         await trx.deleteFrom('notification_topics').where('notification_id', 'in', gone).execute();
       }
+      result.heldMs = performance.now() - started;
       return result;
     });
   }
 
-  async deleteExpiredTriggers(before: string, limit: number): Promise<number> {
+  async deleteExpiredTriggers(before: string, limit: number): Promise<RetentionBatch & { deleted: number }> {
     const boundary = idBoundary(before);
     return this.db.transaction().execute(async (trx) => {
+      const started = performance.now();
       const triggers = await trx
         .deleteFrom('triggers')
         .where('id', 'in', (eb) =>
@@ -106,16 +109,18 @@ export class SqlRetentionRepository implements RetentionRepository {
           eb.selectFrom('queue_jobs').select('id').where('state', '=', 'failed').where('run_at', '<', before).where('updated_at', '<', before).limit(limit),
         )
         .executeTakeFirst();
-      return Number(triggers.numDeletedRows) + Number(failedJobs.numDeletedRows);
+      return { deleted: Number(triggers.numDeletedRows) + Number(failedJobs.numDeletedRows), heldMs: performance.now() - started };
     });
   }
 
-  async deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<number> {
+  async deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<RetentionBatch & { deleted: number }> {
     let total = 0;
+    let heldMs = 0;
     // One index range per deleted flag (messages_env_created is environment, deleted, created_at, id).
     for (const deleted of [0, 1]) {
       if (total >= limit) break;
       total += await this.db.transaction().execute(async (trx) => {
+        const started = performance.now();
         const rows = await trx
           .deleteFrom('messages')
           .where('id', 'in', (eb) =>
@@ -135,26 +140,29 @@ export class SqlRetentionRepository implements RetentionRepository {
         const deltas = new MessageCounterDeltas(this.options.dialect);
         for (const row of rows) if (row.deleted === 0) deltas.add(row, -1);
         await deltas.apply(trx);
+        heldMs += performance.now() - started;
         return rows.length;
       });
     }
-    return total;
+    return { deleted: total, heldMs };
   }
 
-  async reclaimSpace(maxPages: number): Promise<number> {
-    if (this.options.dialect !== 'sqlite') return 0;
+  async reclaimSpace(maxPages: number): Promise<RetentionBatch & { pages: number }> {
+    if (this.options.dialect !== 'sqlite') return { pages: 0, heldMs: 0 };
     const pages = Math.max(0, Math.floor(maxPages));
     const before = await this.freePages();
-    if (before === 0 || pages === 0) return 0;
+    if (before === 0 || pages === 0) return { pages: 0, heldMs: 0 };
     // Frees nothing unless the file is in auto_vacuum = INCREMENTAL (store/sqlite/storage.ts switches it). Each run of
     // the pragma statement is one step, which gives back one page (a driver runs a non-reading statement one step), so
     // it runs once per page, all in one short transaction that truncates the file when it commits.
     const steps = Math.min(pages, before);
     const vacuumStep = sql.raw('pragma incremental_vacuum(1)');
-    await this.db.transaction().execute(async (trx) => {
+    const heldMs = await this.db.transaction().execute(async (trx) => {
+      const started = performance.now();
       for (let step = 0; step < steps; step++) await vacuumStep.execute(trx);
+      return performance.now() - started;
     });
-    return before - (await this.freePages());
+    return { pages: before - (await this.freePages()), heldMs };
   }
 
   async tryLease(name: string, owner: string, until: string, now: string): Promise<boolean> {

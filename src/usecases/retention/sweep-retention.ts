@@ -1,4 +1,4 @@
-import type { RetentionCursor, RetentionSweepSummary } from '../../store/ports.js';
+import type { RetentionBatch, RetentionCursor, RetentionSweepSummary } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -8,7 +8,7 @@ const LEASE_MS = 5 * 60_000;
 /** Pages given back per step (8 MB at SQLite's default 4 KiB page): one step is one short write. */
 const RECLAIM_PAGES_PER_STEP = 2048;
 /**
- * A batch that took t ms is followed by a pause of at least PAUSE_FACTOR × t, so the sweep holds the database (the
+ * A batch that held the database t ms is followed by a pause of at least PAUSE_FACTOR × t, so the sweep holds it (the
  * single SQLite writer) at most 1 / (1 + PAUSE_FACTOR) of the time however slow the disk: triggers keep their rate.
  */
 const PAUSE_FACTOR = 9;
@@ -61,14 +61,15 @@ export async function sweepRetention(deps: RetentionDeps, options: SweepRetentio
     interrupted: false,
   };
   const { batchSize, pauseMs } = config.retention;
-  /** Runs one batch, then pauses; false when the sweep must stop. */
-  const batch = async <T>(work: () => Promise<T>): Promise<{ value: T } | undefined> => {
+  /**
+   * Runs one batch, then pauses in proportion to how long the batch held the database (its transaction, not the wait
+   * for it: under load the wait is long, and counting it would stall the sweep); undefined when the sweep must stop.
+   */
+  const batch = async <T extends RetentionBatch>(work: () => Promise<T>): Promise<{ value: T } | undefined> => {
     if (options.shouldStop?.()) return undefined;
-    const started = performance.now();
     const value = await work();
-    const took = performance.now() - started;
     if (!(await renew())) return undefined;
-    await sleep(Math.max(pauseMs, took * PAUSE_FACTOR));
+    await sleep(Math.max(pauseMs, value.heldMs * PAUSE_FACTOR));
     return { value };
   };
 
@@ -90,8 +91,8 @@ export async function sweepRetention(deps: RetentionDeps, options: SweepRetentio
         for (;;) {
           const done = await batch(() => store.retention.deleteExpiredTriggers(cutoffs.events!, batchSize));
           if (!done) break sweep;
-          summary.triggers += done.value;
-          if (done.value < batchSize) break;
+          summary.triggers += done.value.deleted;
+          if (done.value.deleted < batchSize) break;
         }
       }
       if (cutoffs.messages !== undefined) {
@@ -99,16 +100,16 @@ export async function sweepRetention(deps: RetentionDeps, options: SweepRetentio
           for (;;) {
             const done = await batch(() => store.retention.deleteExpiredMessages(environment._id, cutoffs.messages!, batchSize));
             if (!done) break sweep;
-            summary.messages += done.value;
-            if (done.value < batchSize) break;
+            summary.messages += done.value.deleted;
+            if (done.value.deleted < batchSize) break;
           }
         }
       }
       for (;;) {
         const done = await batch(() => store.retention.reclaimSpace(RECLAIM_PAGES_PER_STEP));
         if (!done) break sweep;
-        summary.reclaimedPages += done.value;
-        if (done.value < RECLAIM_PAGES_PER_STEP) break;
+        summary.reclaimedPages += done.value.pages;
+        if (done.value.pages < RECLAIM_PAGES_PER_STEP) break;
       }
       summary.finishedAt = iso();
     }

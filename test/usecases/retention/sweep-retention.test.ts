@@ -203,8 +203,8 @@ for (const implementation of implementations) {
           store.retention.deleteExpiredMessages(scope.environmentId, before, 5),
           otherStore.retention.deleteExpiredMessages(scope.environmentId, before, 5),
         ]);
-        deleted += a + b;
-        if (a + b === 0) break;
+        deleted += a.deleted + b.deleted;
+        if (a.deleted + b.deleted === 0) break;
       }
       expect(deleted).toBe(24);
       expect(await count('messages', { column: 'id', values: ids })).toBe(0);
