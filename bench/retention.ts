@@ -30,7 +30,7 @@ import { createSeedPlan, seedListRows, seedSubscribers, type ListSeedPlan } from
  * (b) Embedded only: three cycles of filling M expired events and sweeping them; the database file's size after each
  *     fill and each sweep (WAL checkpointed), next to a control that fills three times without sweeping.
  *
- *   node --import tsx bench/retention.ts [--mode embedded|scaleout] [--events 200000] [--duration 20] [--rounds 3] [--cycle-events 50000] [--only rate|cycles] [--finish-sweep]
+ *   node --import tsx bench/retention.ts [--mode embedded|scaleout] [--events 200000] [--duration 20] [--rounds 4] [--cycle-events 50000] [--only rate|cycles] [--finish-sweep]
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
@@ -57,7 +57,7 @@ function parseOptions(argv: string[]): Options {
     .option('--duration <s>', 'seconds of load per phase of (a)', positiveInteger, 20)
     .option('--cycle-events <n>', 'expired events per fill of (b)', positiveInteger, 50_000)
     .option('--concurrency <n>', 'HTTP clients', positiveInteger, 64)
-    .option('--rounds <n>', '(a): rounds of two phases, without then during the sweep', positiveInteger, 3)
+    .option('--rounds <n>', '(a): rounds of two phases (without and during the sweep, order alternating)', positiveInteger, 4)
     .option('--only <part>', 'rate (a) or cycles (b) alone')
     .option('--finish-sweep', '(a): let the sweep finish before the last phase (default: stop it after the measured phase)')
     .parse(argv)
@@ -114,9 +114,30 @@ async function seedExpired(db: Kysely<Database>, deps: RetentionDeps, dialect: '
   return plan;
 }
 
-/** The server's deps with retention on (30 days for both): the server itself runs with retention off, so that only this sweep runs. */
-function sweepDeps(deps: RetentionDeps, config: Config): RetentionDeps {
-  return { ...deps, config: { ...config, retention: { ...config.retention, eventDays: 30, messageDays: 30 } } };
+/**
+ * The server's deps with retention on (30 days for both): the server itself runs with retention off, so that only this
+ * sweep runs. `deleted` counts the rows the sweep's batches removed so far.
+ */
+function sweepDeps(deps: RetentionDeps, config: Config, deleted = { rows: 0 }): RetentionDeps {
+  const retention = deps.store.retention;
+  // Only the two deleting methods are wrapped; the rest are the repository's own, bound to it.
+  const counting: typeof retention = Object.assign(Object.create(Object.getPrototypeOf(retention)), retention, {
+    deleteExpiredEvents: async (...args: Parameters<typeof retention.deleteExpiredEvents>) => {
+      const result = await retention.deleteExpiredEvents(...args);
+      deleted.rows += result.events + result.jobs + result.executionDetails;
+      return result;
+    },
+    deleteExpiredMessages: async (...args: Parameters<typeof retention.deleteExpiredMessages>) => {
+      const result = await retention.deleteExpiredMessages(...args);
+      deleted.rows += result.deleted;
+      return result;
+    },
+  });
+  return {
+    ...deps,
+    store: { tenancy: deps.store.tenancy, retention: counting } as RetentionDeps['store'],
+    config: { ...config, retention: { ...config.retention, eventDays: 30, messageDays: 30 } },
+  };
 }
 
 async function triggerRateDuringSweep(options: Options): Promise<Record<string, unknown>> {
@@ -165,14 +186,16 @@ async function triggerRateDuringSweep(options: Options): Promise<Record<string, 
       await new Promise((resolve) => setTimeout(resolve, ms));
       while (held && !stopSweep) await new Promise((resolve) => setTimeout(resolve, 20));
     };
-    const sweep = sweepRetention(sweepDeps(deps, config), { owner: 'bench', sleep: gate, shouldStop: () => stopSweep }).then((result) => {
+    const deleted = { rows: 0 };
+    const sweep = sweepRetention(sweepDeps(deps, config, deleted), { owner: 'bench', sleep: gate, shouldStop: () => stopSweep }).then((result) => {
       summary = result;
       sweepEndedAt = performance.now();
     });
-    const deletedSoFar = async () => Math.max(0, expiredRows - (await countRows(db)));
+    const deletedSoFar = async () => deleted.rows;
     const phases: Array<{ phase: 'without' | 'during'; triggersPerSecond: number; rowsDeleted: number }> = [];
     for (let round = 0; round < options.rounds; round++) {
-      for (const phase of ['without', 'during'] as const) {
+      // ABBA order: a load that drifts over the run (other processes) weighs on both kinds alike.
+      for (const phase of round % 2 ? (['during', 'without'] as const) : (['without', 'during'] as const)) {
         held = phase === 'without';
         const deletedBefore = await deletedSoFar();
         const result = await runLoad(`${server.url}/v1/events/trigger`, options.concurrency, durationMs, `${phase}-${round}`);

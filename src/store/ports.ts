@@ -524,7 +524,11 @@ export interface RetentionRepository {
   /** Up to `limit` finished trigger records (and failed queue jobs) created before `before`. */
   deleteExpiredTriggers(before: string, limit: number): Promise<RetentionBatch & { deleted: number }>;
   /** Up to `limit` messages of the environment created before `before`, deleted or not, with the message counters kept exact. */
-  deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<RetentionBatch & { deleted: number }>;
+  deleteExpiredMessages(
+    environmentId: string,
+    before: string,
+    limit: number,
+  ): Promise<RetentionBatch & { deleted: number; /** Subscriber records whose in-app messages were deleted. */ inboxes: string[] }>;
   /** Gives up to `maxPages` free pages back to the file system (SQLite incremental vacuum); 0 when none or not applicable. */
   reclaimSpace(maxPages: number): Promise<RetentionBatch & { pages: number }>;
   /** Takes or renews the named lease for `owner` until `until` when it is free, expired or already `owner`'s. */

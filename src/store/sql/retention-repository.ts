@@ -113,9 +113,10 @@ export class SqlRetentionRepository implements RetentionRepository {
     });
   }
 
-  async deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<RetentionBatch & { deleted: number }> {
+  async deleteExpiredMessages(environmentId: string, before: string, limit: number): Promise<RetentionBatch & { deleted: number; inboxes: string[] }> {
     let total = 0;
     let heldMs = 0;
+    const inboxes = new Set<string>();
     // One index range per deleted flag (messages_env_created is environment, deleted, created_at, id).
     for (const deleted of [0, 1]) {
       if (total >= limit) break;
@@ -133,18 +134,21 @@ export class SqlRetentionRepository implements RetentionRepository {
               .orderBy('created_at')
               .limit(limit - total),
           )
-          .returning(['id', 'environment_id', 'channel', 'external_subscriber_id', 'context_keys_norm', 'deleted'])
+          .returning(['id', 'environment_id', 'channel', 'external_subscriber_id', 'context_keys_norm', 'deleted', 'subscriber_id'])
           .execute();
         // RETURNING names the rows this statement removed, as they were: a message soft-deleted meanwhile (deleted = 1)
         // was already uncounted, and a row another sweeper removed first is not returned here.
         const deltas = new MessageCounterDeltas(this.options.dialect);
-        for (const row of rows) if (row.deleted === 0) deltas.add(row, -1);
+        for (const row of rows) {
+          if (row.deleted === 0) deltas.add(row, -1);
+          if (row.deleted === 0 && row.channel === 'in_app') inboxes.add(row.subscriber_id);
+        }
         await deltas.apply(trx);
         heldMs += performance.now() - started;
         return rows.length;
       });
     }
-    return { deleted: total, heldMs };
+    return { deleted: total, heldMs, inboxes: [...inboxes] };
   }
 
   async reclaimSpace(maxPages: number): Promise<RetentionBatch & { pages: number }> {

@@ -21,7 +21,7 @@ export interface SweepRetentionOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type RetentionDeps = Pick<Deps, 'config' | 'clock' | 'store' | 'logger'>;
+export type RetentionDeps = Pick<Deps, 'config' | 'clock' | 'store' | 'logger' | 'realtime'>;
 
 /** The retention in force: the cut-off times of now, undefined where history is kept forever. */
 export function retentionCutoffs(deps: Pick<Deps, 'config' | 'clock'>): { events?: string; messages?: string } {
@@ -101,6 +101,8 @@ export async function sweepRetention(deps: RetentionDeps, options: SweepRetentio
             const done = await batch(() => store.retention.deleteExpiredMessages(environment._id, cutoffs.messages!, batchSize));
             if (!done) break sweep;
             summary.messages += done.value.deleted;
+            // Inboxes showing those messages drop them (and their kept answers, http/inbox-read-cache.ts) now.
+            for (const subscriberRecordId of done.value.inboxes) deps.realtime.messagesChanged({ environmentId: environment._id, subscriberRecordId });
             if (done.value.deleted < batchSize) break;
           }
         }

@@ -34,7 +34,9 @@ for (const implementation of implementations) {
     const now = Date.now();
     const clock = { now: () => now };
     const config = loadConfig({ HERALD_RETENTION_DAYS: '30', HERALD_MESSAGE_RETENTION_DAYS: '60', HERALD_RETENTION_BATCH_SIZE: '3', HERALD_RETENTION_PAUSE_MS: '0' });
-    const deps = () => ({ config, clock, store, logger: silent });
+    const announced: string[] = [];
+    const realtime = { messageDelivered() {}, subscriberChanged() {}, messagesChanged: (audience: { subscriberRecordId: string }) => void announced.push(audience.subscriberRecordId) };
+    const deps = () => ({ config, clock, store, logger: silent, realtime });
 
     beforeAll(async () => {
       database = await implementation.open();
@@ -170,6 +172,8 @@ for (const implementation of implementations) {
       await expectCountersExact(scope, [ada, bob]);
       await expectCountersExact(other, [eve]);
       expect(await store.retention.lastSweep()).toEqual(summary);
+      // The Inboxes that lost unread in-app messages are told (sockets refetch, kept answers are dropped).
+      expect(new Set(announced)).toEqual(new Set([ada._id, bob._id, eve._id]));
 
       // Nothing left to do: a second sweep deletes nothing.
       const again = await sweepRetention(deps(), { owner: 'worker-1', sleep: async () => undefined });
