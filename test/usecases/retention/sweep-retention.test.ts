@@ -182,8 +182,18 @@ for (const implementation of implementations) {
 
     it('lets one sweeper hold the lease at a time, and a crashed holder lose it when it expires', async () => {
       const sleep = async () => undefined;
-      const [first, second] = await Promise.all([sweepRetention(deps(), { owner: 'a', sleep }), sweepRetention(deps(), { owner: 'b', sleep })]);
-      expect([first, second].filter(Boolean)).toHaveLength(1);
+      // Sweeper a stops in its first pause, holding the lease, until b has tried.
+      let resume!: () => void;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      let paused!: () => void;
+      const inPause = new Promise<void>((resolve) => (paused = resolve));
+      const first = sweepRetention(deps(), { owner: 'a', sleep: async () => { paused(); await resumed; } });
+      await inPause;
+      expect(await sweepRetention(deps(), { owner: 'b', sleep })).toBeUndefined();
+      resume();
+      expect(await first).toMatchObject({ owner: 'a', interrupted: false });
+      // Released at the end of a's sweep: b's turn.
+      expect(await sweepRetention(deps(), { owner: 'b', sleep })).toMatchObject({ owner: 'b' });
 
       const at = (ms: number) => new Date(now + ms).toISOString();
       expect(await store.retention.tryLease('test', 'a', at(60_000), at(0))).toBe(true);
