@@ -30,7 +30,7 @@ import { createSeedPlan, seedListRows, seedSubscribers, type ListSeedPlan } from
  * (b) Embedded only: three cycles of filling M expired events and sweeping them; the database file's size after each
  *     fill and each sweep (WAL checkpointed), next to a control that fills three times without sweeping.
  *
- *   node --import tsx bench/retention.ts [--mode embedded|scaleout] [--events 200000] [--duration 20] [--rounds 4] [--cycle-events 50000] [--only rate|cycles] [--finish-sweep]
+ *   node --import tsx bench/retention.ts [--mode embedded|scaleout] [--events 200000] [--duration 20] [--rounds 4] [--cycle-events 50000] [--only rate|cycles] [--sweep all|events|messages] [--finish-sweep]
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_0123456789abcdef0123456789abcdef';
@@ -47,6 +47,7 @@ interface Options {
   only?: 'rate' | 'cycles';
   finishSweep?: boolean;
   rounds: number;
+  sweep: 'all' | 'events' | 'messages';
 }
 
 function parseOptions(argv: string[]): Options {
@@ -59,6 +60,7 @@ function parseOptions(argv: string[]): Options {
     .option('--concurrency <n>', 'HTTP clients', positiveInteger, 64)
     .option('--rounds <n>', '(a): rounds of two phases (without and during the sweep, order alternating)', positiveInteger, 4)
     .option('--only <part>', 'rate (a) or cycles (b) alone')
+    .option('--sweep <kinds>', '(a): what the sweep deletes: all (events first, then messages), events or messages', 'all')
     .option('--finish-sweep', '(a): let the sweep finish before the last phase (default: stop it after the measured phase)')
     .parse(argv)
     .opts<Options>();
@@ -118,7 +120,7 @@ async function seedExpired(db: Kysely<Database>, deps: RetentionDeps, dialect: '
  * The server's deps with retention on (30 days for both): the server itself runs with retention off, so that only this
  * sweep runs. `deleted` counts the rows the sweep's batches removed so far.
  */
-function sweepDeps(deps: RetentionDeps, config: Config, deleted = { rows: 0 }): RetentionDeps {
+function sweepDeps(deps: RetentionDeps, config: Config, deleted = { rows: 0 }, kinds: Options['sweep'] = 'all'): RetentionDeps {
   const retention = deps.store.retention;
   // Only the two deleting methods are wrapped; the rest are the repository's own, bound to it.
   const counting: typeof retention = Object.assign(Object.create(Object.getPrototypeOf(retention)), retention, {
@@ -136,7 +138,10 @@ function sweepDeps(deps: RetentionDeps, config: Config, deleted = { rows: 0 }): 
   return {
     ...deps,
     store: { tenancy: deps.store.tenancy, retention: counting } as RetentionDeps['store'],
-    config: { ...config, retention: { ...config.retention, eventDays: 30, messageDays: 30 } },
+    config: {
+      ...config,
+      retention: { ...config.retention, eventDays: kinds === 'messages' ? undefined : 30, messageDays: kinds === 'events' ? undefined : 30 },
+    },
   };
 }
 
@@ -187,7 +192,7 @@ async function triggerRateDuringSweep(options: Options): Promise<Record<string, 
       while (held && !stopSweep) await new Promise((resolve) => setTimeout(resolve, 20));
     };
     const deleted = { rows: 0 };
-    const sweep = sweepRetention(sweepDeps(deps, config, deleted), { owner: 'bench', sleep: gate, shouldStop: () => stopSweep }).then((result) => {
+    const sweep = sweepRetention(sweepDeps(deps, config, deleted, options.sweep), { owner: 'bench', sleep: gate, shouldStop: () => stopSweep }).then((result) => {
       summary = result;
       sweepEndedAt = performance.now();
     });
@@ -217,6 +222,7 @@ async function triggerRateDuringSweep(options: Options): Promise<Record<string, 
     console.log(`  sweep${summary?.interrupted ? ' (stopped after the measured phases)' : ''}: ${summary?.events} events, ${summary?.jobs} jobs, ${summary?.executionDetails} details, ${summary?.messages} messages`);
     return {
       mode: options.mode,
+      sweepDeletes: options.sweep,
       expiredEvents: options.events,
       expiredRows,
       secondsPerPhase: options.duration,
@@ -322,7 +328,7 @@ async function main(): Promise<void> {
   const results = { date: started, command: `npm run bench:retention -- ${process.argv.slice(2).join(' ')}`.trim(), triggerRate: rate, fillAndExpire: cycles };
   console.log(JSON.stringify(results, null, 2));
   mkdirSync(join(here, 'results'), { recursive: true });
-  const file = join(here, 'results', `retention-${options.mode}${options.only ? `-${options.only}` : ''}.json`);
+  const file = join(here, 'results', `retention-${options.mode}${options.only ? `-${options.only}` : ''}${options.sweep !== 'all' ? `-${options.sweep}` : ''}.json`);
   writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
   console.log(`written to ${file}`);
 }
