@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,5 +177,16 @@ describe('herald backup and restore', () => {
     const refused = runHeraldCommand(['backup', '--to', existing], { HERALD_DATA_DIR: join(root, 'restored') });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('already exists');
+
+    // --no-key: the archive has no key, both commands say it must be kept separately.
+    const keyless = join(root, 'keyless.tar.gz');
+    const made = runHeraldCommand(['backup', '--to', keyless, '--no-key'], { HERALD_DATA_DIR: join(root, 'restored') });
+    expect(made.status, made.stderr).toBe(0);
+    expect(made.stderr).toContain('is NOT in the backup: keep it separately');
+    expect(spawnSync('tar', ['tzf', keyless], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).sort()).toEqual(['herald.sqlite', 'manifest.json']);
+    const restored = runHeraldCommand(['restore', '--from', keyless, '--data-dir', join(root, 'keyless')], {});
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain('the backup has no encryption key');
+    expect(existsSync(join(root, 'keyless', 'encryption.key'))).toBe(false);
   });
 });
