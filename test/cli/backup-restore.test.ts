@@ -151,7 +151,7 @@ describe('herald backup and restore', () => {
     await server.stop();
   });
 
-  it('refuses a data dir whose database another process holds open, without a pid file', () => {
+  it('refuses a data dir whose database another process holds open, without a pid file', { timeout: 120_000 }, () => {
     const dir = join(root, 'held');
     mkdirSync(dir);
     const holder = new Database(join(dir, 'herald.sqlite'));
@@ -166,7 +166,7 @@ describe('herald backup and restore', () => {
     }
   });
 
-  it('points to the PostgreSQL procedure when DATABASE_URL is set, and refuses to overwrite a file', () => {
+  it('points to the PostgreSQL procedure when DATABASE_URL is set, refuses to overwrite a file, and leaves the key out when asked', { timeout: 180_000 }, () => {
     const result = runHeraldCommand(['backup', '--to', join(root, 'pg.tar.gz')], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/test' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('pg_dump');
