@@ -145,6 +145,50 @@ users
     });
   });
 
+/** Where the PostgreSQL backup procedure is documented (`herald backup` with DATABASE_URL points there). */
+const POSTGRES_BACKUP_DOC = 'docs/operations-data.md, "Backups: PostgreSQL" (pg_dump / pg_restore, and keep the encryption key)';
+
+program
+  .command('backup')
+  .requiredOption('--to <file>', 'the archive to write (a new file; .tar.gz)')
+  .option('--no-key', 'leave the encryption key out of the archive (then keep it separately)')
+  .description('Copy the embedded database (and its encryption key) into one archive, while the server runs')
+  .action(async (opts: { to: string; key: boolean }) => {
+    const config = loadConfig();
+    if (config.databaseUrl) throw new Error(`herald backup copies the embedded SQLite store; with DATABASE_URL set, back up PostgreSQL with pg_dump: see ${POSTGRES_BACKUP_DOC}`);
+    const { backupEmbedded } = await import('./store/sqlite/backup.js');
+    const result = await backupEmbedded({ dataDir: config.dataDir, to: opts.to, includeKey: opts.key, keyFromEnvironment: config.encryptionKey !== undefined });
+    console.log(`backup written to ${result.file} (${(result.bytes / 1024 / 1024).toFixed(1)} MB, schema ${result.manifest.schema ?? 'empty'}, mode 0600)`);
+    console.error(`warning: ${result.keyNote}`);
+  });
+
+program
+  .command('restore')
+  .requiredOption('--from <file>', 'an archive made by herald backup')
+  .option('--data-dir <dir>', 'the data directory to restore into (default HERALD_DATA_DIR); must be empty or new')
+  .description('Restore a backup into an empty data directory (never one a running server holds)')
+  .action(async (opts: { from: string; dataDir?: string }) => {
+    const config = loadConfig();
+    if (config.databaseUrl) throw new Error(`herald restore restores the embedded SQLite store; with DATABASE_URL set, use pg_restore: see ${POSTGRES_BACKUP_DOC}`);
+    const { restoreEmbedded } = await import('./store/sqlite/backup.js');
+    const result = await restoreEmbedded({ from: opts.from, dataDir: opts.dataDir ?? config.dataDir });
+    console.log(`restored ${opts.from} (made ${result.manifest.createdAt}) into ${result.dataDir}`);
+    console.error(`note: ${result.keyNote}`);
+  });
+
+program
+  .command('vacuum')
+  .description('Compact the embedded database and switch it to incremental auto-vacuum (Herald must be stopped)')
+  .action(async () => {
+    const config = loadConfig();
+    if (config.databaseUrl) throw new Error('herald vacuum is for the embedded SQLite store; PostgreSQL reclaims space with its own (auto)vacuum');
+    const { dataDirInUse, vacuumFile } = await import('./store/sqlite/storage.js');
+    const inUse = dataDirInUse(config.dataDir);
+    if (inUse) throw new Error(`refusing to vacuum: ${inUse}; stop it first`);
+    const { beforeBytes, afterBytes } = vacuumFile(config.dataDir);
+    console.log(`vacuumed: ${(beforeBytes / 1024 / 1024).toFixed(1)} MB -> ${(afterBytes / 1024 / 1024).toFixed(1)} MB`);
+  });
+
 /** Runs `work` with the store over the configured database (migrated, bootstrapped), then closes it. */
 async function withDatabase(work: (deps: Awaited<ReturnType<typeof openDatabaseOnly>>['deps']) => Promise<void>): Promise<void> {
   const opened = await openDatabaseOnly(loadConfig());

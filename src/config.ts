@@ -73,6 +73,21 @@ export interface Config {
   metrics: MetricsConfig;
   /** OpenTelemetry tracing; undefined (off) unless an OTLP endpoint is configured. */
   tracing?: TracingConfig;
+  retention: RetentionConfig;
+}
+
+/** How long history is kept (docs/operations-data.md, "Retention"); a `Days` of undefined keeps it forever. */
+export interface RetentionConfig {
+  /** Notification events with their jobs, execution details and trigger records (HERALD_RETENTION_DAYS). */
+  eventDays?: number;
+  /** Messages of every channel, the Inbox's included (HERALD_MESSAGE_RETENTION_DAYS). */
+  messageDays?: number;
+  /** How often a worker sweeps; the first sweep runs a minute after start (or sooner when this is shorter). */
+  sweepIntervalMs: number;
+  /** Rows deleted per short transaction. */
+  batchSize: number;
+  /** Least pause between two batches; a slow batch pauses longer (see usecases/retention/sweep-retention.ts). */
+  pauseMs: number;
 }
 
 /** `GET /metrics` (docs/operations-observability.md). */
@@ -200,6 +215,18 @@ function duration(env: Env, name: string, fallback: number): number {
   return raw === undefined || raw.trim() === '' ? fallback : durationMs(name, raw);
 }
 
+/** Days of retention: a positive integer, or `0`/`off` for none (kept forever, returned as undefined). */
+export function retentionDays(env: Env, name: string, fallback: number | undefined): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '0' || raw.toLowerCase() === 'off') return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value > 36_500) {
+    throw new ConfigError(`${name} must be a number of days between 1 and 36500, or 0 or "off" to keep everything, got "${raw}"`);
+  }
+  return value;
+}
+
 function list(env: Env, name: string, fallback: string[]): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -323,6 +350,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       sweepIntervalMs: integer(env, 'HERALD_WEBHOOK_SWEEP_MS', 30_000, 10),
       overdueMs: integer(env, 'HERALD_WEBHOOK_OVERDUE_MS', 60_000, 0),
       retentionDays: integer(env, 'HERALD_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    },
+    retention: {
+      // Novu's hosted plans keep about 30 days of activity; messages are what subscribers see in their Inbox, which
+      // people expect to scroll further back in, so they are kept longer (docs/operations-data.md).
+      eventDays: retentionDays(env, 'HERALD_RETENTION_DAYS', 30),
+      messageDays: retentionDays(env, 'HERALD_MESSAGE_RETENTION_DAYS', 90),
+      sweepIntervalMs: integer(env, 'HERALD_RETENTION_SWEEP_INTERVAL_SECONDS', 3600, 1, 7 * 24 * 3600) * 1000,
+      batchSize: integer(env, 'HERALD_RETENTION_BATCH_SIZE', 500, 1, 10_000),
+      pauseMs: integer(env, 'HERALD_RETENTION_PAUSE_MS', 50, 0, 60_000),
     },
     dashboard: {
       sessionTtlSeconds: integer(env, 'HERALD_DASHBOARD_SESSION_TTL_SECONDS', 12 * 3600, 60, 365 * 24 * 3600),

@@ -5,6 +5,7 @@ import { buildApp } from './http/app.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
+import { openEmbeddedDataDir } from './store/sqlite/open-data-dir.js';
 
 /**
  * Embedded mode: API and worker in one process over the SQLite file and the durable in-process queue.
@@ -22,8 +23,10 @@ export async function startServer(
   config: Config = loadConfig(),
   options: { worker?: WorkerOptions; container?: ContainerOptions } = {},
 ): Promise<RunningServer> {
+  const dataDir = config.databaseUrl ? undefined : openEmbeddedDataDir(config.dataDir);
   const container = await createContainer(config, options.container);
   const { deps } = container;
+  dataDir?.report(deps.logger);
   const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
   if (boot.created) {
     for (const [environment, secretKey] of Object.entries(boot.keys)) {
@@ -47,6 +50,7 @@ export async function startServer(
       await app.close();
       await worker.stop();
       await container.close();
+      dataDir?.release();
     })());
   return { app, container, worker, url, stop };
 }

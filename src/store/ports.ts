@@ -606,6 +606,72 @@ export interface BridgeRepository {
   deleteControls(environmentId: string, workflowId: string): Promise<void>;
 }
 
+// ---- retention -----------------------------------------------------------------------------------------
+
+/** Where an event sweep stopped in one environment: events are walked in (createdAt, id) order. */
+export interface RetentionCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** Every batch reports how long it held the database (its transaction), which paces the sweep. */
+export interface RetentionBatch {
+  heldMs: number;
+}
+
+export interface ExpiredEventsDeleted extends RetentionBatch {
+  /** Events looked at in this batch (those with an unfinished job are kept and skipped). */
+  scanned: number;
+  events: number;
+  jobs: number;
+  executionDetails: number;
+  /** Where the next batch starts; undefined when this was the last batch. */
+  next?: RetentionCursor;
+}
+
+export interface RetentionSweepSummary {
+  owner: string;
+  startedAt: string;
+  finishedAt: string;
+  events: number;
+  jobs: number;
+  executionDetails: number;
+  triggers: number;
+  messages: number;
+  /** Embedded: database pages given back to the file system. */
+  reclaimedPages: number;
+  /** True when the sweep stopped early (shutdown, lost lease). */
+  interrupted: boolean;
+}
+
+/**
+ * Deleting history past its retention, in small batches, each its own short transaction. Every delete is safe to
+ * run twice at once (two workers): a row is counted, and its counters moved, only by the delete that removed it.
+ */
+export interface RetentionRepository {
+  /**
+   * Up to `limit` events of the environment created before `before` (after the cursor), deleted with their jobs,
+   * execution details and topic links; an event that still has an unfinished job (pending, queued, running,
+   * delayed) is kept whole.
+   */
+  deleteExpiredEvents(environmentId: string, before: string, limit: number, after?: RetentionCursor): Promise<ExpiredEventsDeleted>;
+  /** Up to `limit` finished trigger records (and failed queue jobs) created before `before`. */
+  deleteExpiredTriggers(before: string, limit: number): Promise<RetentionBatch & { deleted: number }>;
+  /** Up to `limit` messages of the environment created before `before`, deleted or not, with the message counters kept exact. */
+  deleteExpiredMessages(
+    environmentId: string,
+    before: string,
+    limit: number,
+  ): Promise<RetentionBatch & { deleted: number; /** Subscriber records whose in-app messages were deleted. */ inboxes: string[] }>;
+  /** Gives up to `maxPages` free pages back to the file system (SQLite incremental vacuum); 0 when none or not applicable. */
+  reclaimSpace(maxPages: number): Promise<RetentionBatch & { pages: number }>;
+  /** Takes or renews the named lease for `owner` until `until` when it is free, expired or already `owner`'s. */
+  tryLease(name: string, owner: string, until: string, now: string): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+  saveLastSweep(summary: RetentionSweepSummary): Promise<void>;
+  lastSweep(): Promise<RetentionSweepSummary | undefined>;
+}
+
 export interface Store {
   tenancy: TenancyRepository;
   integrations: IntegrationRepository;
@@ -623,6 +689,7 @@ export interface Store {
   events: EventOutbox;
   webhooks: WebhookRepository;
   bridge: BridgeRepository;
+  retention: RetentionRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

@@ -4,6 +4,7 @@ import type { CustomStepRegistry } from '../usecases/engine/step-context.js';
 import { recoverAcceptedTriggers } from '../usecases/events/recover-triggers.js';
 import { createDispatcher } from './dispatch.js';
 import { startWebhookRelay, type WebhookRelay } from './webhook-relay.js';
+import { startRetentionSweeper } from './retention-sweeper.js';
 
 export interface WorkerOptions {
   customSteps?: CustomStepRegistry;
@@ -23,6 +24,7 @@ export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
   let started = false;
   let sweepTimer: NodeJS.Timeout | undefined;
   let relay: WebhookRelay | undefined;
+  let retention: { stop(): Promise<void> } | undefined;
   const sweep = async (olderThanMs: number) => {
     const recovered = await recoverAcceptedTriggers(deps, olderThanMs);
     if (recovered > 0) deps.logger.info({ recovered }, 're-enqueued accepted triggers');
@@ -39,10 +41,12 @@ export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
       }, intervalMs);
       sweepTimer.unref();
       relay = startWebhookRelay(deps);
+      retention = startRetentionSweeper(deps);
     },
     async stop(stopOptions = {}) {
       clearInterval(sweepTimer);
       await relay?.stop();
+      await retention?.stop();
       await deps.queue.close({ graceMs: stopOptions.graceMs });
     },
   };

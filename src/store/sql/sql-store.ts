@@ -17,6 +17,7 @@ import { SqlProviderReportRepository } from './provider-report-repository.js';
 import { SqlEventOutbox, SqlWebhookRepository, WebhookPresence } from './webhook-repository.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { SqlBridgeRepository } from './bridge-repository.js';
+import { SqlRetentionRepository } from './retention-repository.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -54,6 +55,7 @@ export class SqlStore implements Store {
   readonly webhooks: SqlWebhookRepository;
   readonly events: SqlEventOutbox;
   readonly bridge: SqlBridgeRepository;
+  readonly retention: SqlRetentionRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -78,6 +80,7 @@ export class SqlStore implements Store {
     this.webhooks = new SqlWebhookRepository(db, webhookOptions);
     this.events = new SqlEventOutbox(db, this.webhooks, webhookOptions);
     this.bridge = new SqlBridgeRepository(db, options.secretBox);
+    this.retention = new SqlRetentionRepository(db, options);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

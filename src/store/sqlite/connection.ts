@@ -19,6 +19,9 @@ import { groupCommitSqliteDialect } from './group-commit-driver.js';
 export function openSqlite(dataDir: string, fileName = 'herald.sqlite'): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
   const sqlite = new BetterSqlite3(join(dataDir, fileName));
+  // Takes effect in a new file (before its first table) and after a VACUUM; retention gives deleted pages back with
+  // incremental vacuum (store/sqlite/storage.ts switches files made before this).
+  sqlite.pragma('auto_vacuum = INCREMENTAL');
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');

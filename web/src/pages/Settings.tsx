@@ -49,6 +49,7 @@ export function SettingsPage() {
           </table>
         </div>
       </section>
+      <Retention />
       {isAdmin ? (
         <>
           <ApiKeys environmentName={environment.name} />
@@ -352,6 +353,79 @@ function AuditLog() {
             Next
           </button>
         </nav>
+      )}
+    </section>
+  );
+}
+
+interface RetentionWindow {
+  days: number | null;
+  deletesBefore: string | null;
+  variable: string;
+}
+
+interface RetentionSettings {
+  events: RetentionWindow;
+  messages: RetentionWindow;
+  sweepIntervalSeconds: number;
+  database: 'sqlite' | 'postgres';
+  lastSweep: {
+    startedAt: string;
+    finishedAt: string;
+    events: number;
+    jobs: number;
+    executionDetails: number;
+    triggers: number;
+    messages: number;
+    reclaimedPages: number;
+    interrupted: boolean;
+  } | null;
+}
+
+/** The retention the server runs with: set by its configuration, shown here read only. */
+function Retention() {
+  const settings = useLoad((signal) => get<{ data: RetentionSettings }>('/v1/dashboard/settings/retention', { signal }), []);
+  const data = settings.data?.data;
+  const kept = (window: RetentionWindow) => (window.days === null ? 'kept forever' : `${window.days} day${window.days === 1 ? '' : 's'}`);
+  const interval = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
+  return (
+    <section className="panel" aria-labelledby="retention-title">
+      <h2 id="retention-title">Data retention</h2>
+      <p className="muted">
+        Older history is deleted by a sweep in the worker. Set by the server's environment variables (all environments alike); 0 or <code>off</code>{' '}
+        keeps everything.
+      </p>
+      <ErrorNote error={settings.error} />
+      {data && (
+        <dl className="settings-list">
+          <dt>Events, with their jobs and execution details</dt>
+          <dd>
+            <strong>{kept(data.events)}</strong> <span className="muted small">({data.events.variable})</span>
+            {data.events.deletesBefore && <span className="muted small"> · older than <Time iso={data.events.deletesBefore} /></span>}
+          </dd>
+          <dt>Messages (every channel, the Inbox's included)</dt>
+          <dd>
+            <strong>{kept(data.messages)}</strong> <span className="muted small">({data.messages.variable})</span>
+            {data.messages.deletesBefore && <span className="muted small"> · older than <Time iso={data.messages.deletesBefore} /></span>}
+          </dd>
+          <dt>Sweep</dt>
+          <dd>
+            every {interval(data.sweepIntervalSeconds)}
+            {data.database === 'sqlite' ? ', giving the freed space back to the file system' : ''}
+          </dd>
+          <dt>Last sweep</dt>
+          <dd>
+            {data.lastSweep ? (
+              <>
+                <Time iso={data.lastSweep.finishedAt} />
+                {data.lastSweep.interrupted ? ' (interrupted)' : ''}: {data.lastSweep.events} events, {data.lastSweep.jobs} jobs,{' '}
+                {data.lastSweep.executionDetails} execution details, {data.lastSweep.triggers} trigger records, {data.lastSweep.messages} messages deleted
+              </>
+            ) : (
+              <span className="muted">none yet</span>
+            )}
+          </dd>
+        </dl>
       )}
     </section>
   );
