@@ -51,6 +51,8 @@ export interface TenancyRepository {
    */
   createApiKey(input: { id: string; environmentId: string; keyHash: string; secretKey?: string; createdAt: string }): Promise<void>;
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Gives keys that have an encrypted copy but no last-four hint (first-start keys made before hints were kept) their hint; returns how many. */
+  backfillApiKeyHints(): Promise<number>;
   /** The decrypted unrevoked secret keys of an environment that have an encrypted copy (keys made since migration 0010), newest first. */
   listHmacKeys(environmentId: string): Promise<string[]>;
   /** How many unrevoked keys the environment has, with and without an encrypted copy. */
