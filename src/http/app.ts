@@ -30,6 +30,7 @@ import { dashboardPlugin } from './dashboard.js';
 import { dashboardAuthRoutes } from './routes/dashboard-auth.js';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
+import { dashboardOverviewRoutes } from './routes/dashboard-overview.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
 import { inboxClientRoutes } from './routes/inbox-client.js';
@@ -143,6 +144,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(dashboardAuthRoutes, { deps });
   await app.register(dashboardAdminRoutes, { deps });
   await app.register(dashboardActivityRoutes, { deps });
+  await app.register(dashboardOverviewRoutes, { deps });
   await app.register(preferencesRoutes, { deps });
   await app.register(environmentsRoutes, { deps });
   await app.register(inboxClientRoutes, { deps, readCache: inboxReadCacheOf(app, deps, options.realtime) });

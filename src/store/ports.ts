@@ -474,6 +474,21 @@ export interface KeyRevocations {
 
 // ---- the store as a whole ----------------------------------------------------------------------------
 
+/** The overview's kept counts (migration 0024), summed over a range of UTC hours. */
+export interface OverviewRows {
+  /** Per time bucket (`2026-11-25T14` or `2026-11-25`), channel and outcome. */
+  series: Array<{ bucket: string; channel: string; outcome: string; count: number }>;
+  /** The whole range, per channel × provider × workflow × outcome. */
+  totals: Array<{ channel: string; providerId: string; workflowId: string; outcome: string; count: number }>;
+  /** Trigger-to-delivery histogram of the range, per channel and bucket index (domain/overview.ts). */
+  latency: Array<{ channel: string; bucket: number; count: number }>;
+}
+
+export interface OverviewRepository {
+  /** `fromHour` inclusive, `toHour` exclusive, as `YYYY-MM-DDTHH` (UTC); `bucket` groups the series by hour or day. */
+  read(environmentId: string, range: { fromHour: string; toHour: string; bucket: 'hour' | 'day' }): Promise<OverviewRows>;
+}
+
 export interface Store {
   tenancy: TenancyRepository;
   integrations: IntegrationRepository;
@@ -486,6 +501,7 @@ export interface Store {
   triggers: TriggerRepository;
   dashboard: DashboardRepository;
   preferences: SubscriberPreferenceRepository;
+  overview: OverviewRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

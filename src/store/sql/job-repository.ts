@@ -8,6 +8,8 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
+import { isOverviewChannel, recordStepOutcome } from './overview-repository.js';
+import type { OverviewOutcome } from '../../domain/overview.js';
 
 type JobRow = Selectable<JobsTable>;
 type DetailRow = Selectable<ExecutionDetailsTable>;
@@ -39,6 +41,11 @@ export class SqlJobRepository implements JobRepository {
   async save(job: StoredJob, detail?: ExecutionDetail): Promise<void> {
     const { id: _id, environment_id: _env, notification_id: _n, created_at: _c, ...changes } = toJobRow(job);
     const update = updateJob.compile(this.db, this.options.dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
+    const outcome = overviewOutcomeOf(job);
+    if (outcome) {
+      await this.saveCounted(job, outcome, update, detail && insertDetails.compile(this.db, this.options.dialect, [toDetailRow(job, detail)]));
+      return;
+    }
     if (!detail) {
       await this.db.executeQuery(update);
       return;
@@ -54,6 +61,45 @@ export class SqlJobRepository implements JobRepository {
     };
     await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
   }
+
+  /**
+   * A channel step reaching its final status: the status moves first on its own, guarded by the previous status, so
+   * only the transaction that really changed it adds to the overview's counts (a rerun or a concurrent save adds
+   * nothing); the counts commit with the job.
+   */
+  private async saveCounted(job: StoredJob, outcome: OverviewOutcome, update: CompiledQuery<unknown>, insert: CompiledQuery<unknown> | undefined): Promise<void> {
+    const write = async (db: Kysely<Database>) => {
+      const moved = await db
+        .updateTable('jobs')
+        .set({ status: job.status })
+        .where('environment_id', '=', job._environmentId)
+        .where('id', '=', job._id)
+        .where('status', '<>', job.status)
+        .executeTakeFirst();
+      await db.executeQuery(update);
+      if (insert) await db.executeQuery(insert);
+      if (Number(moved.numUpdatedRows) === 0) return;
+      await recordStepOutcome(db, this.options.dialect, {
+        jobId: job._id,
+        environmentId: job._environmentId,
+        channel: job.type,
+        providerId: job.providerId ?? '',
+        workflowId: job._templateId ?? '',
+        outcome,
+        createdAt: job.createdAt,
+        endedAt: job.updatedAt ?? new Date().toISOString(),
+      });
+    };
+    await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
+  }
+}
+
+/** The overview outcome of a channel step's final status; undefined for other steps and statuses. */
+function overviewOutcomeOf(job: StoredJob): OverviewOutcome | undefined {
+  if (!isOverviewChannel(job.type)) return undefined;
+  if (job.status === 'completed') return 'sent';
+  if (job.status === 'failed' || job.status === 'skipped') return job.status;
+  return undefined;
 }
 
 /** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */

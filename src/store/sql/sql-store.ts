@@ -13,6 +13,7 @@ import { SqlTopicRepository } from './topic-repository.js';
 import { SqlTriggerRepository } from './trigger-repository.js';
 import { SqlDashboardRepository } from './dashboard-repository.js';
 import { SqlPreferenceRepository } from './preference-repository.js';
+import { SqlOverviewRepository } from './overview-repository.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -42,6 +43,7 @@ export class SqlStore implements Store {
   readonly triggers: SqlTriggerRepository;
   readonly dashboard: SqlDashboardRepository;
   readonly preferences: SqlPreferenceRepository;
+  readonly overview: SqlOverviewRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -59,6 +61,7 @@ export class SqlStore implements Store {
     this.triggers = new SqlTriggerRepository(db, options);
     this.dashboard = new SqlDashboardRepository(db);
     this.preferences = new SqlPreferenceRepository(db, options);
+    this.overview = new SqlOverviewRepository(db);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
