@@ -163,6 +163,12 @@ function OverviewBody({ data }: { data: OverviewData }) {
               {note && <dd className="muted small">{note}</dd>}
             </div>
           ))}
+        </dl>
+      </section>
+
+      <section className="panel" aria-labelledby="engagement-title">
+        <h2 id="engagement-title">In-app engagement and latency</h2>
+        <dl className="tiles">
           <div className="tile">
             <dt>In-app read</dt>
             <dd data-testid="read-rate">{percent(data.inApp.readRate)}</dd>
