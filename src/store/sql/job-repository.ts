@@ -43,7 +43,9 @@ export class SqlJobRepository implements JobRepository {
     const update = updateJob.compile(this.db, this.options.dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
     const outcome = overviewOutcomeOf(job);
     if (outcome) {
-      await this.saveCounted(job, outcome, update, detail && insertDetails.compile(this.db, this.options.dialect, [toDetailRow(job, detail)]));
+      const { status: _status, ...rest } = changes;
+      const guarded = updateJobFromOtherStatus.compile(this.db, this.options.dialect, { ...rest, status: job.status, whereEnvironmentId: job._environmentId, whereId: job._id, whereStatusNot: job.status });
+      await this.saveCounted(job, outcome, guarded, update, detail && insertDetails.compile(this.db, this.options.dialect, [toDetailRow(job, detail)]));
       return;
     }
     if (!detail) {
@@ -67,18 +69,22 @@ export class SqlJobRepository implements JobRepository {
    * only the transaction that really changed it adds to the overview's counts (a rerun or a concurrent save adds
    * nothing); the counts commit with the job.
    */
-  private async saveCounted(job: StoredJob, outcome: OverviewOutcome, update: CompiledQuery<unknown>, insert: CompiledQuery<unknown> | undefined): Promise<void> {
+  private async saveCounted(
+    job: StoredJob,
+    outcome: OverviewOutcome,
+    guarded: CompiledQuery<unknown>,
+    update: CompiledQuery<unknown>,
+    insert: CompiledQuery<unknown> | undefined,
+  ): Promise<void> {
     const write = async (db: Kysely<Database>) => {
-      const moved = await db
-        .updateTable('jobs')
-        .set({ status: job.status })
-        .where('environment_id', '=', job._environmentId)
-        .where('id', '=', job._id)
-        .where('status', '<>', job.status)
-        .executeTakeFirst();
-      await db.executeQuery(update);
+      // The whole update, only while the status is another one: one statement in the usual case; a save in the same
+      // final status (a rerun) writes its other changes unguarded and counts nothing.
+      const moved = await db.executeQuery(guarded);
       if (insert) await db.executeQuery(insert);
-      if (Number(moved.numUpdatedRows) === 0) return;
+      if (Number(moved.numAffectedRows ?? 0) === 0) {
+        await db.executeQuery(update);
+        return;
+      }
       await recordStepOutcome(db, this.options.dialect, {
         jobId: job._id,
         environmentId: job._environmentId,
@@ -121,6 +127,16 @@ const jobById = new ReusableQuery((db, p: { environmentId: string; id: string })
 );
 const detailsOfJob = new ReusableQuery((db, p: { jobId: string }) =>
   db.selectFrom('execution_details').selectAll().where('job_id', '=', p.jobId).orderBy('created_at').orderBy('id'),
+);
+const updateJobFromOtherStatus = new ReusableQuery(
+  (
+    db,
+    { whereEnvironmentId, whereId, whereStatusNot, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & {
+      whereEnvironmentId: string;
+      whereId: string;
+      whereStatusNot: string;
+    },
+  ) => db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId).where('status', '<>', whereStatusNot),
 );
 const updateJob = new ReusableQuery(
   (db, { whereEnvironmentId, whereId, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & { whereEnvironmentId: string; whereId: string }) =>
