@@ -32,6 +32,7 @@ import { dashboardAuthRoutes } from './routes/dashboard-auth.js';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { dashboardActivityRoutes } from './routes/dashboard-activity.js';
 import { dashboardSettingsRoutes } from './routes/dashboard-settings.js';
+import { dashboardOverviewRoutes } from './routes/dashboard-overview.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { environmentsRoutes } from './routes/environments.js';
 import { webhooksRoutes } from './routes/webhooks.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(dashboardAdminRoutes, { deps });
   await app.register(dashboardActivityRoutes, { deps });
   await app.register(dashboardSettingsRoutes, { deps });
+  await app.register(dashboardOverviewRoutes, { deps });
   await app.register(preferencesRoutes, { deps });
   await app.register(environmentsRoutes, { deps });
   const readCache = inboxReadCacheOf(app, deps, options.realtime);

@@ -52,6 +52,8 @@ export interface TenancyRepository {
    */
   createApiKey(input: { id: string; environmentId: string; keyHash: string; secretKey?: string; createdAt: string }): Promise<void>;
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Gives keys that have an encrypted copy but no last-four hint (first-start keys made before hints were kept) their hint; returns how many. */
+  backfillApiKeyHints(): Promise<number>;
   /** The decrypted unrevoked secret keys of an environment that have an encrypted copy (keys made since migration 0010), newest first. */
   listHmacKeys(environmentId: string): Promise<string[]>;
   /** How many unrevoked keys the environment has, with and without an encrypted copy. */
@@ -672,6 +674,21 @@ export interface RetentionRepository {
   lastSweep(): Promise<RetentionSweepSummary | undefined>;
 }
 
+/** The overview's kept counts (migration 0024), summed over a range of UTC hours. */
+export interface OverviewRows {
+  /** Per time bucket (`2026-11-25T14` or `2026-11-25`), channel and outcome. */
+  series: Array<{ bucket: string; channel: string; outcome: string; count: number }>;
+  /** The whole range, per channel × provider × workflow × outcome. */
+  totals: Array<{ channel: string; providerId: string; workflowId: string; outcome: string; count: number }>;
+  /** Trigger-to-delivery histogram of the range, per channel and bucket index (domain/overview.ts). */
+  latency: Array<{ channel: string; bucket: number; count: number }>;
+}
+
+export interface OverviewRepository {
+  /** `fromHour` inclusive, `toHour` exclusive, as `YYYY-MM-DDTHH` (UTC); `bucket` groups the series by hour or day. */
+  read(environmentId: string, range: { fromHour: string; toHour: string; bucket: 'hour' | 'day' }): Promise<OverviewRows>;
+}
+
 export interface Store {
   tenancy: TenancyRepository;
   integrations: IntegrationRepository;
@@ -690,6 +707,7 @@ export interface Store {
   webhooks: WebhookRepository;
   bridge: BridgeRepository;
   retention: RetentionRepository;
+  overview: OverviewRepository;
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

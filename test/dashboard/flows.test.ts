@@ -99,7 +99,7 @@ run('dashboard flows in the browser', () => {
     await screenshot(adminPage, 'setup');
     await expectAccessible(adminPage, 'setup');
     await adminPage.getByRole('button', { name: 'Create administrator' }).click();
-    await adminPage.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    await adminPage.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(await adminPage.locator('.who').textContent()).toContain(ADMIN.name);
 
     // The link is single-use.
@@ -127,7 +127,7 @@ run('dashboard flows in the browser', () => {
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('password');
     await page.keyboard.type(ADMIN.password);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor({ timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor({ timeout: 20_000 });
     // and the main navigation is reachable by Tab and Enter.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workflows', exact: true }).focus();
     await page.keyboard.press('Enter');
@@ -445,7 +445,7 @@ run('dashboard flows in the browser', () => {
     await screenshot(viewerPage, 'invite');
     await expectAccessible(viewerPage, 'invite');
     await viewerPage.getByRole('button', { name: 'Create account' }).click();
-    await viewerPage.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    await viewerPage.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(await viewerPage.locator('.who').textContent()).toContain('viewer');
     await visible(viewerPage.getByRole('row').filter({ hasText: 'Welcome' }).first(), 15_000);
 

@@ -5,6 +5,7 @@ import { Link, match, navigate, useLocation } from './router';
 import { SessionContext, storeEnvironmentId, storedEnvironmentId, type Me, type Session } from './session';
 import { InvitePage, LoginPage, SetupPage } from './pages/SignIn';
 import { ActivityPage } from './pages/Activity';
+import { OverviewPage } from './pages/Overview';
 import { ActivityEventPage } from './pages/ActivityEvent';
 import { WorkflowsPage } from './pages/Workflows';
 import { WorkflowEditPage } from './pages/WorkflowEdit';
@@ -18,6 +19,7 @@ import './styles.css';
 type Boot = { state: 'loading' } | { state: 'signedOut' } | { state: 'signedIn'; me: Me };
 
 const NAV: Array<[path: string, label: string]> = [
+  ['/overview', 'Overview'],
   ['/activity', 'Activity'],
   ['/workflows', 'Workflows'],
   ['/integrations', 'Integrations'],
@@ -50,7 +52,7 @@ function App() {
     async ({ csrfToken }: { csrfToken: string }) => {
       configureApi({ csrfToken });
       await loadMe();
-      if (['/login', '/setup', '/invite'].includes(location.path)) navigate('/activity', { replace: true });
+      if (['/login', '/setup', '/invite'].includes(location.path)) navigate('/overview', { replace: true });
     },
     [loadMe, location.path],
   );
@@ -82,7 +84,7 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut(): void }) {
         configureApi({ environmentId: id });
         setEnvironmentId(id);
         // A record of one environment does not exist in the other: go back to the section's list.
-        const section = location.path.split('/')[1] || 'activity';
+        const section = location.path.split('/')[1] || 'overview';
         navigate(`/${section}`, { replace: true });
       },
       async signOut() {
@@ -104,7 +106,7 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut(): void }) {
       </a>
       <div className="layout">
         <header className="topbar">
-          <Link to="/activity" className="logo">
+          <Link to="/overview" className="logo">
             Herald
           </Link>
           <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
@@ -153,7 +155,9 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut(): void }) {
 
 function Page({ path, query }: { path: string; query: URLSearchParams }) {
   let params: Record<string, string> | undefined;
-  if (path === '/' || path === '/login' || path === '/activity') return <ActivityPage query={query} />;
+  // The overview is the landing page after sign-in.
+  if (path === '/' || path === '/login' || path === '/overview') return <OverviewPage query={query} />;
+  if (path === '/activity') return <ActivityPage query={query} />;
   if ((params = match('/activity/:id', path))) return <ActivityEventPage id={params.id} />;
   if (path === '/workflows') return <WorkflowsPage />;
   if (path === '/workflows/new') return <WorkflowEditPage />;

@@ -8,6 +8,8 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
+import { isOverviewChannel, recordStepOutcome } from './overview-repository.js';
+import type { OverviewOutcome } from '../../domain/overview.js';
 
 type JobRow = Selectable<JobsTable>;
 type DetailRow = Selectable<ExecutionDetailsTable>;
@@ -39,6 +41,13 @@ export class SqlJobRepository implements JobRepository {
   async save(job: StoredJob, detail?: ExecutionDetail): Promise<void> {
     const { id: _id, environment_id: _env, notification_id: _n, created_at: _c, ...changes } = toJobRow(job);
     const update = updateJob.compile(this.db, this.options.dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
+    const outcome = overviewOutcomeOf(job);
+    if (outcome) {
+      const { status: _status, ...rest } = changes;
+      const guarded = updateJobFromOtherStatus.compile(this.db, this.options.dialect, { ...rest, status: job.status, whereEnvironmentId: job._environmentId, whereId: job._id, whereStatusNot: job.status });
+      await this.saveCounted(job, outcome, guarded, update, detail && insertDetails.compile(this.db, this.options.dialect, [toDetailRow(job, detail)]));
+      return;
+    }
     if (!detail) {
       await this.db.executeQuery(update);
       return;
@@ -58,6 +67,48 @@ export class SqlJobRepository implements JobRepository {
   async addDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void> {
     await insertDetails.execute(this.db, this.options.dialect, [toDetailRow(job, detail)]);
   }
+  /**
+   * A channel step reaching its final status: the status moves first on its own, guarded by the previous status, so
+   * only the transaction that really changed it adds to the overview's counts (a rerun or a concurrent save adds
+   * nothing); the counts commit with the job.
+   */
+  private async saveCounted(
+    job: StoredJob,
+    outcome: OverviewOutcome,
+    guarded: CompiledQuery<unknown>,
+    update: CompiledQuery<unknown>,
+    insert: CompiledQuery<unknown> | undefined,
+  ): Promise<void> {
+    const write = async (db: Kysely<Database>) => {
+      // The whole update, only while the status is another one: one statement in the usual case; a save in the same
+      // final status (a rerun) writes its other changes unguarded and counts nothing.
+      const moved = await db.executeQuery(guarded);
+      if (insert) await db.executeQuery(insert);
+      if (Number(moved.numAffectedRows ?? 0) === 0) {
+        await db.executeQuery(update);
+        return;
+      }
+      await recordStepOutcome(db, this.options.dialect, {
+        jobId: job._id,
+        environmentId: job._environmentId,
+        channel: job.type,
+        providerId: job.providerId ?? '',
+        workflowId: job._templateId ?? '',
+        outcome,
+        createdAt: job.createdAt,
+        endedAt: job.updatedAt ?? new Date().toISOString(),
+      });
+    };
+    await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
+  }
+}
+
+/** The overview outcome of a channel step's final status; undefined for other steps and statuses. */
+function overviewOutcomeOf(job: StoredJob): OverviewOutcome | undefined {
+  if (!isOverviewChannel(job.type)) return undefined;
+  if (job.status === 'completed') return 'sent';
+  if (job.status === 'failed' || job.status === 'skipped') return job.status;
+  return undefined;
 }
 
 /** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */
@@ -79,6 +130,16 @@ const jobById = new ReusableQuery((db, p: { environmentId: string; id: string })
 );
 const detailsOfJob = new ReusableQuery((db, p: { jobId: string }) =>
   db.selectFrom('execution_details').selectAll().where('job_id', '=', p.jobId).orderBy('created_at').orderBy('id'),
+);
+const updateJobFromOtherStatus = new ReusableQuery(
+  (
+    db,
+    { whereEnvironmentId, whereId, whereStatusNot, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & {
+      whereEnvironmentId: string;
+      whereId: string;
+      whereStatusNot: string;
+    },
+  ) => db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId).where('status', '<>', whereStatusNot),
 );
 const updateJob = new ReusableQuery(
   (db, { whereEnvironmentId, whereId, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & { whereEnvironmentId: string; whereId: string }) =>

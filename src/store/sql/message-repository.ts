@@ -8,6 +8,7 @@ import type { Database, MessageCountersTable, MessagesTable } from './schema.js'
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { environmentIs } from './plan-hints.js';
+import { recordEngagement } from './overview-repository.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
@@ -378,14 +379,7 @@ export class SqlMessageRepository implements MessageRepository {
 
   async saveInboxState(message: Message): Promise<boolean> {
     const row = toRow(message, '');
-    const result = await this.db
-      .updateTable('messages')
-      .set({ read: row.read, seen: row.seen, archived: row.archived, snoozed_until: row.snoozed_until, document: row.document, updated_at: row.updated_at })
-      .where('environment_id', '=', message._environmentId)
-      .where('id', '=', message._id)
-      .where('deleted', '=', 0)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, archived: row.archived, snoozed_until: row.snoozed_until, document: row.document, updated_at: row.updated_at });
   }
 
   /** The subscriber's matching non-deleted in-app rows, newest first, after the cursor; the data filter is not applied. */
@@ -441,14 +435,43 @@ export class SqlMessageRepository implements MessageRepository {
   /** Mark-as changes only flags and dates, none of the counted columns; a message deleted meanwhile is left alone. */
   private async saveReadState(message: Message): Promise<boolean> {
     const row = toRow(message, '');
-    const result = await this.db
-      .updateTable('messages')
-      .set({ read: row.read, seen: row.seen, document: row.document, updated_at: row.updated_at })
-      .where('environment_id', '=', message._environmentId)
-      .where('id', '=', message._id)
-      .where('deleted', '=', 0)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, document: row.document, updated_at: row.updated_at });
+  }
+
+  /**
+   * Writes a non-deleted message's Inbox columns. For an in-app message, `read` and `seen` first flip on their own,
+   * guarded by their previous value, so the overview's read and seen counts (migration 0024) move exactly once per
+   * change, in the same transaction.
+   */
+  private async saveCountingEngagement(message: Message, changes: Partial<MessageRow>): Promise<boolean> {
+    const update = (db: Kysely<Database>) =>
+      db.updateTable('messages').set(changes).where('environment_id', '=', message._environmentId).where('id', '=', message._id).where('deleted', '=', 0).executeTakeFirst();
+    if (message.channel !== 'in_app') return Number((await update(this.db)).numUpdatedRows) > 0;
+    return this.withTransaction(async (db) => {
+      for (const what of ['read', 'seen'] as const) {
+        const value = message[what] ? 1 : 0;
+        const flipped = await db
+          .updateTable('messages')
+          .set({ [what]: value })
+          .where('environment_id', '=', message._environmentId)
+          .where('id', '=', message._id)
+          .where('deleted', '=', 0)
+          .where(what, '<>', value)
+          .returning(['created_at', 'template_id'])
+          .executeTakeFirst();
+        if (flipped) {
+          await recordEngagement(db, this.options.dialect, {
+            messageId: message._id,
+            environmentId: message._environmentId,
+            workflowId: flipped.template_id ?? '',
+            createdAt: flipped.created_at,
+            what,
+            delta: value ? 1 : -1,
+          });
+        }
+      }
+      return Number((await update(db)).numUpdatedRows) > 0;
+    });
   }
 
   /**

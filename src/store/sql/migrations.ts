@@ -709,6 +709,38 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0024_overview_aggregates': {
+    // The dashboard's overview reads these, never the events: per environment and UTC hour, the channel steps that
+    // ended per channel × provider × workflow × outcome (sent, failed, skipped; delivered and bounced when providers
+    // report them; read and seen for in-app, by the message's creation hour), and a fixed histogram of trigger-to-
+    // delivery latency. SqlJobRepository and SqlMessageRepository add to them in the transaction of the state change.
+    // `shard` spreads concurrent PostgreSQL increments of one hot row over several rows (always 0 on SQLite).
+    // Existing history is not backfilled: counting starts with this migration.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('overview_counts')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('hour', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('workflow_id', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('overview_counts_pk', ['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard'])
+        .execute();
+      await db.schema
+        .createTable('overview_latency')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('hour', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('bucket', 'integer', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('overview_latency_pk', ['environment_id', 'hour', 'channel', 'bucket', 'shard'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

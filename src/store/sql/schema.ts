@@ -323,6 +323,30 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Migration 0024: the overview's counts per environment × UTC hour (`2026-11-25T14`) × channel × provider × workflow × outcome. */
+export interface OverviewCountsTable {
+  environment_id: string;
+  hour: string;
+  channel: string;
+  /** '' when the step ended before a provider was chosen. */
+  provider_id: string;
+  /** The workflow's _id; '' when unknown. */
+  workflow_id: string;
+  outcome: string;
+  shard: number;
+  count: number;
+}
+
+/** Migration 0024: trigger-to-delivery latency per hour and channel, as counts per fixed bucket (domain/overview.ts). */
+export interface OverviewLatencyTable {
+  environment_id: string;
+  hour: string;
+  channel: string;
+  bucket: number;
+  shard: number;
+  count: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   environments: EnvironmentsTable;
@@ -355,6 +379,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   bridge_endpoints: BridgeEndpointsTable;
   bridge_controls: BridgeControlsTable;
+  overview_counts: OverviewCountsTable;
+  overview_latency: OverviewLatencyTable;
 }
 
 /** The framework bridge of an environment (migration 0022). */

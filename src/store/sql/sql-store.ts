@@ -18,6 +18,7 @@ import { SqlEventOutbox, SqlWebhookRepository, WebhookPresence } from './webhook
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { SqlBridgeRepository } from './bridge-repository.js';
 import { SqlRetentionRepository } from './retention-repository.js';
+import { SqlOverviewRepository } from './overview-repository.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -56,6 +57,7 @@ export class SqlStore implements Store {
   readonly events: SqlEventOutbox;
   readonly bridge: SqlBridgeRepository;
   readonly retention: SqlRetentionRepository;
+  readonly overview: SqlOverviewRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -81,6 +83,7 @@ export class SqlStore implements Store {
     this.events = new SqlEventOutbox(db, this.webhooks, webhookOptions);
     this.bridge = new SqlBridgeRepository(db, options.secretBox);
     this.retention = new SqlRetentionRepository(db, options);
+    this.overview = new SqlOverviewRepository(db);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

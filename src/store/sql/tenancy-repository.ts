@@ -56,9 +56,19 @@ export class SqlTenancyRepository implements TenancyRepository {
         environment_id: input.environmentId,
         key_hash: input.keyHash,
         key_enc: input.secretKey === undefined ? null : this.secretBox.encrypt(input.secretKey),
+        // The listing's last four characters, for every key made (first start and `herald keys create` included).
+        hint: input.secretKey === undefined ? null : input.secretKey.slice(-4),
         created_at: input.createdAt,
       })
       .execute();
+  }
+
+  async backfillApiKeyHints(): Promise<number> {
+    const rows = await this.db.selectFrom('api_keys').select(['id', 'key_enc']).where('hint', 'is', null).where('key_enc', 'is not', null).execute();
+    for (const row of rows) {
+      await this.db.updateTable('api_keys').set({ hint: this.secretBox.decrypt(row.key_enc as string).slice(-4) }).where('id', '=', row.id).execute();
+    }
+    return rows.length;
   }
 
   async listHmacKeys(environmentId: string): Promise<string[]> {

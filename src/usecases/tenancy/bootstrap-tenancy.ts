@@ -24,7 +24,11 @@ export async function bootstrapTenancy(
   return deps.store.transaction(async (store) => {
     const marker = newId(deps.clock.now());
     const winner = await store.tenancy.putSettingIfAbsent('bootstrapped', marker);
-    if (winner !== marker) return { created: false, keys: {}, identifiers: {} };
+    if (winner !== marker) {
+      // Keys made at a first start before the last-four hint was stored showed only dots in the dashboard.
+      await store.tenancy.backfillApiKeyHints();
+      return { created: false, keys: {}, identifiers: {} };
+    }
 
     const createdAt = isoNow(deps.clock);
     const organizationId = newId(deps.clock.now());

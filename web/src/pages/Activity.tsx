@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type MouseEvent } from 'react';
 import { get } from '../api';
 import { Link, navigate } from '../router';
 import { CHANNELS, CHANNEL_LABEL, SEVERITIES, eventStatus, localInputToIso } from '../status';
@@ -43,6 +43,17 @@ function filtersFrom(query: URLSearchParams): Filters {
     before: query.get('before') ?? '',
     status: query.get('status') ?? '',
   };
+}
+
+/**
+ * A click anywhere on a row opens its event, as the time link does (the link stays: keyboard and screen readers use
+ * it). Clicks on another control, with a modifier, or that end a text selection are left alone.
+ */
+function openRow(click: MouseEvent<HTMLTableRowElement>, to: string) {
+  if (click.button !== 0 || click.metaKey || click.ctrlKey || click.shiftKey || click.altKey) return;
+  if ((click.target as HTMLElement).closest('a, button, input, select, textarea, summary')) return;
+  if (window.getSelection()?.toString()) return;
+  navigate(to);
 }
 
 export function ActivityPage({ query }: { query: URLSearchParams }) {
@@ -155,7 +166,7 @@ export function ActivityPage({ query }: { query: URLSearchParams }) {
               {rows.map((event) => {
                 const status = eventStatus(event.jobs);
                 return (
-                  <tr key={event._id}>
+                  <tr key={event._id} className="row-clickable" onClick={(click) => openRow(click, `/activity/${event._id}`)}>
                     <td data-label="Time">
                       <Link to={`/activity/${event._id}`} className="row-link">
                         <Time iso={event.createdAt} />

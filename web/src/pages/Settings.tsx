@@ -18,7 +18,8 @@ export function SettingsPage() {
           The application identifier is public: the <code>&lt;Inbox /&gt;</code> sends it as <code>applicationIdentifier</code>.
         </p>
         <div className="table-wrap" tabIndex={0} role="group" aria-label="Table, scrolls sideways">
-          <table>
+          {/* Cards on a phone (styles.css): as four columns the 24-character ids broke over several lines. */}
+          <table className="cards environments">
             <caption className="visually-hidden">Environments</caption>
             <thead>
               <tr>
@@ -31,10 +32,10 @@ export function SettingsPage() {
             <tbody>
               {me.environments.map((candidate) => (
                 <tr key={candidate._id}>
-                  <td>{candidate.name}</td>
-                  <td className="mono">{candidate._id}</td>
-                  <td className="mono">{candidate.identifier ?? '—'}</td>
-                  <td>
+                  <td data-label="Name">{candidate.name}</td>
+                  <td data-label="ID" className="mono">{candidate._id}</td>
+                  <td data-label="Application identifier" className="mono">{candidate.identifier ?? '—'}</td>
+                  <td data-label="Selected">
                     {candidate._id === environment._id ? (
                       <strong>Selected</strong>
                     ) : (

@@ -1,0 +1,102 @@
+import { sql, type Kysely } from 'kysely';
+import { hourOf, latencyBucket, OVERVIEW_CHANNELS, type OverviewEngagement, type OverviewOutcome } from '../../domain/overview.js';
+import type { OverviewRepository, OverviewRows } from '../ports.js';
+import type { Database } from './schema.js';
+import type { SqlStoreOptions } from './sql-store.js';
+
+/** PostgreSQL: concurrent workers add to the same hour's row; spread over this many rows, summed when read. */
+const POSTGRES_OVERVIEW_SHARDS = 8;
+
+function shardOf(dialect: SqlStoreOptions['dialect'], id: string): number {
+  if (dialect !== 'postgres') return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % POSTGRES_OVERVIEW_SHARDS;
+}
+
+export function isOverviewChannel(type: string): boolean {
+  return (OVERVIEW_CHANNELS as readonly string[]).includes(type);
+}
+
+/**
+ * Adds one ended channel step to the overview: its outcome in the hour it ended, and for a sent step its
+ * trigger-to-delivery latency. Called by the job repository in the transaction that moved the job to its final status,
+ * once per transition.
+ */
+export async function recordStepOutcome(
+  db: Kysely<Database>,
+  dialect: SqlStoreOptions['dialect'],
+  step: { jobId: string; environmentId: string; channel: string; providerId: string; workflowId: string; outcome: OverviewOutcome; createdAt: string; endedAt: string },
+): Promise<void> {
+  const hour = hourOf(step.endedAt);
+  const shard = shardOf(dialect, step.jobId);
+  await db
+    .insertInto('overview_counts')
+    .values({ environment_id: step.environmentId, hour, channel: step.channel, provider_id: step.providerId, workflow_id: step.workflowId, outcome: step.outcome, shard, count: 1 })
+    .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard']).doUpdateSet({ count: sql<number>`overview_counts.count + 1` }))
+    .execute();
+  if (step.outcome !== 'sent') return;
+  const latencyMs = Math.max(0, Date.parse(step.endedAt) - Date.parse(step.createdAt));
+  await db
+    .insertInto('overview_latency')
+    .values({ environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard, count: 1 })
+    .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'bucket', 'shard']).doUpdateSet({ count: sql<number>`overview_latency.count + 1` }))
+    .execute();
+}
+
+/** An in-app message became read/seen (+1) or not (−1): counted in the hour the message was created. */
+export async function recordEngagement(
+  db: Kysely<Database>,
+  dialect: SqlStoreOptions['dialect'],
+  change: { messageId: string; environmentId: string; workflowId: string; createdAt: string; what: OverviewEngagement; delta: 1 | -1 },
+): Promise<void> {
+  await db
+    .insertInto('overview_counts')
+    .values({
+      environment_id: change.environmentId,
+      hour: hourOf(change.createdAt),
+      channel: 'in_app',
+      provider_id: '',
+      workflow_id: change.workflowId,
+      outcome: change.what,
+      shard: shardOf(dialect, change.messageId),
+      count: change.delta,
+    })
+    .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard']).doUpdateSet({ count: sql<number>`overview_counts.count + excluded.count` }))
+    .execute();
+}
+
+/** Reads the kept counts: a few grouped sums over the range's rows of two small tables (no event or message is read). */
+export class SqlOverviewRepository implements OverviewRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async read(environmentId: string, range: { fromHour: string; toHour: string; bucket: 'hour' | 'day' }): Promise<OverviewRows> {
+    const counts = () =>
+      this.db.selectFrom('overview_counts').where('environment_id', '=', environmentId).where('hour', '>=', range.fromHour).where('hour', '<', range.toHour);
+    const bucketLength = range.bucket === 'hour' ? 13 : 10;
+    const bucketExpression = sql<string>`substr(hour, 1, ${sql.lit(bucketLength)})`;
+    const [series, byProviderWorkflow, latency] = await Promise.all([
+      counts()
+        .select([bucketExpression.as('bucket'), 'channel', 'outcome', (eb) => eb.fn.sum<number | string>('count').as('count')])
+        .groupBy([bucketExpression, 'channel', 'outcome'])
+        .execute(),
+      counts()
+        .select(['channel', 'provider_id', 'workflow_id', 'outcome', (eb) => eb.fn.sum<number | string>('count').as('count')])
+        .groupBy(['channel', 'provider_id', 'workflow_id', 'outcome'])
+        .execute(),
+      this.db
+        .selectFrom('overview_latency')
+        .where('environment_id', '=', environmentId)
+        .where('hour', '>=', range.fromHour)
+        .where('hour', '<', range.toHour)
+        .select(['channel', 'bucket', (eb) => eb.fn.sum<number | string>('count').as('count')])
+        .groupBy(['channel', 'bucket'])
+        .execute(),
+    ]);
+    return {
+      series: series.map((row) => ({ bucket: row.bucket, channel: row.channel, outcome: row.outcome, count: Number(row.count) })),
+      totals: byProviderWorkflow.map((row) => ({ channel: row.channel, providerId: row.provider_id, workflowId: row.workflow_id, outcome: row.outcome, count: Number(row.count) })),
+      latency: latency.map((row) => ({ channel: row.channel, bucket: Number(row.bucket), count: Number(row.count) })),
+    };
+  }
+}
