@@ -608,6 +608,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('jobs_digest_group').on('jobs').columns(['digest_group', 'status']).where(sql.ref('digest_group'), 'is not', null).execute();
     },
   },
+  '0018_idempotency_leases': {
+    // A claim names its process and holds a short lease renewed while the request runs: a claim whose process died
+    // lapses within seconds and a retry takes it over (docs/operations-runtime.md). Rows from before have no lease:
+    // lapsed, so keys left stuck by an earlier crash free up too.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('idempotency_keys').addColumn('owner', 'text').execute();
+      await db.schema.alterTable('idempotency_keys').addColumn('lease_expires_at', 'text').execute();
+      await db.schema.alterTable('idempotency_keys').addColumn('seed', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {
