@@ -20,6 +20,7 @@ import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/p
 import { LocalRealtimeHub } from './realtime/local-hub.js';
 import { LocalKeyRevocations } from './store/local-key-revocations.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
+import { forgetSubscriberTokens, parseSubscriberRevocation } from './usecases/auth/subscriber-tokens.js';
 import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
 import type { RealtimeNotifier } from './realtime/ports.js';
 
@@ -128,8 +129,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     queue,
     realtime: notifier,
     keyRevocations: remote?.keyRevocations ?? new LocalKeyRevocations(),
+    subscriberRevocations: remote?.subscriberRevocations ?? new LocalKeyRevocations(),
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
+  deps.subscriberRevocations.onRevoked((message) => forgetSubscriberTokens(deps, message === undefined ? undefined : parseSubscriberRevocation(message)?.subscriberRecordId));
   return {
     deps,
     db,
@@ -138,6 +141,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     async close() {
       await queue.close();
       await deps.keyRevocations.close();
+      await deps.subscriberRevocations.close();
       remote?.redis.disconnect();
       await db.destroy();
     },
@@ -186,13 +190,18 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
     },
   };
   let keyRevocations: KeyRevocations;
+  let subscriberRevocations: KeyRevocations;
   try {
     keyRevocations = await RedisKeyRevocations.open(redis, redisUrl, prefix, logger);
+    subscriberRevocations = await RedisKeyRevocations.open(redis, redisUrl, prefix, logger, 'subscriber-deleted').catch(async (error: unknown) => {
+      await keyRevocations.close();
+      throw error;
+    });
   } catch (error) {
     redis.disconnect();
     throw error;
   }
-  return { redis, queue, idempotency, rateLimits, realtime, keyRevocations };
+  return { redis, queue, idempotency, rateLimits, realtime, keyRevocations, subscriberRevocations };
 }
 
 /** Embedded: notifiers and the socket server share one process and one hub. */

@@ -27,6 +27,11 @@ export interface Deps {
   realtime: RealtimeNotifier;
   /** Revoked secret keys announced to every process (their key caches drop them at once). */
   keyRevocations: KeyRevocations;
+  /**
+   * Deleted subscribers announced to every process (message: `<environmentId>:<subscriberRecordId>`): their
+   * remembered tokens are dropped and their sockets disconnected at once.
+   */
+  subscriberRevocations: KeyRevocations;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */
