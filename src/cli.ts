@@ -20,18 +20,22 @@ program
   .command('start', { isDefault: true })
   .description('API and worker in one process (embedded SQLite unless DATABASE_URL is set)')
   .action(async () => {
-    const server = await startServer(loadConfig());
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        void server.stop().then(() => process.exit(0));
-      });
-    }
+    const config = loadConfig();
+    const server = await startServer(config);
+    stopOnSignals(() => server.stop(), config.shutdownTimeoutMs);
   });
 
-/** SIGTERM/SIGINT run `stop` once (drain, close), then exit. */
-function stopOnSignals(stop: () => Promise<void>): void {
+/**
+ * SIGTERM/SIGINT run `stop` once (drain within the shutdown timeout, close), then exit 0. A stop that hangs past the
+ * timeout and a margin exits 1; a second signal ends the process at once (the default action, `once`).
+ */
+function stopOnSignals(stop: () => Promise<void>, timeoutMs: number): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      setTimeout(() => {
+        console.error(`shutdown did not finish within ${timeoutMs + 5000} ms; exiting`);
+        process.exit(1);
+      }, timeoutMs + 5000).unref();
       stop().then(
         () => process.exit(0),
         (error: unknown) => {
@@ -47,16 +51,18 @@ program
   .command('api')
   .description('Scale-out API process: HTTP only (needs DATABASE_URL and REDIS_URL; run "herald migrate" first)')
   .action(async () => {
-    const api = await startApi(loadConfig());
-    stopOnSignals(() => api.stop());
+    const config = loadConfig();
+    const api = await startApi(config);
+    stopOnSignals(() => api.stop(), config.shutdownTimeoutMs);
   });
 
 program
   .command('worker')
   .description('Scale-out worker process: runs jobs, no HTTP (needs DATABASE_URL and REDIS_URL)')
   .action(async () => {
-    const worker = await startWorker(loadConfig());
-    stopOnSignals(() => worker.stop());
+    const config = loadConfig();
+    const worker = await startWorker(config);
+    stopOnSignals(() => worker.stop(), config.shutdownTimeoutMs);
   });
 
 program

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { buildApp } from './http/app.js';
+import { Lifecycle, drainHttp } from './http/lifecycle.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
 
 /**
  * Scale-out API process: HTTP only. Triggers are enqueued on BullMQ for the worker processes; the
- * schema must already be current (`herald migrate`). `stop()` (SIGTERM) drains HTTP, then closes.
+ * schema must already be current (`herald migrate`). `stop()` (SIGTERM) drains HTTP within `config.shutdownTimeoutMs`, then closes.
  */
 export interface RunningApi {
   app: FastifyInstance;
@@ -38,14 +39,16 @@ export async function startApi(config: Config = loadConfig()): Promise<RunningAp
         );
       }
     }
-    const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime });
+    const lifecycle = new Lifecycle();
+    const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime, lifecycle });
     const url = await app.listen({ host: config.host, port: config.port });
     deps.logger.info({ url }, 'Herald API listening');
     await printSetupLink(deps, url);
+    lifecycle.ready();
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        await app.close();
+        await drainHttp(app, lifecycle, Date.now() + config.shutdownTimeoutMs);
         await container.close();
       })());
     return { app, container, url, stop };
