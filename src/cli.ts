@@ -80,6 +80,20 @@ program
     }
   });
 
+program
+  .command('doctor')
+  .description('Check the set-up (configuration, data dir, database, migrations, Redis, encryption key, outbound guard, clock)')
+  .option('--check-integrations', "also run each active integration's live credential check")
+  .action(async (opts: { checkIntegrations?: boolean }) => {
+    const { runDoctor, formatCheck } = await import('./doctor.js');
+    const results = await runDoctor({ checkIntegrations: opts.checkIntegrations });
+    for (const result of results) console.log(formatCheck(result));
+    const failed = results.filter((result) => result.status === 'fail').length;
+    console.log(failed === 0 ? 'no problems found' : `${failed} check${failed === 1 ? '' : 's'} failed`);
+    // Pipes are written synchronously on Linux, so exiting here loses no line; a driver's idle handle cannot hold the exit.
+    process.exit(failed === 0 ? 0 : 1);
+  });
+
 const keys = program.command('keys').description('Secret keys and application identifiers');
 keys
   .command('list', { isDefault: true })
