@@ -4,7 +4,7 @@ import { createContainer, type Container, type ContainerOptions } from './contai
 import { buildApp } from './http/app.js';
 import { Lifecycle, drainHttp } from './http/lifecycle.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
-import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
+import { announceKeys, announceStart } from './first-start.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 
 /**
@@ -26,20 +26,12 @@ export async function startServer(
   const container = await createContainer(config, options.container);
   const { deps } = container;
   const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
-  if (boot.created) {
-    for (const [environment, secretKey] of Object.entries(boot.keys)) {
-      // Printed once, on the first start only: the key is stored hashed and cannot be shown again.
-      deps.logger.info(
-        { environment, secretKey, applicationIdentifier: boot.identifiers[environment] },
-        `secret key and application identifier of the ${environment} environment (the key is shown once)`,
-      );
-    }
-  }
+  announceKeys(deps, config, boot);
   const lifecycle = new Lifecycle();
   const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime, lifecycle });
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
-  await printSetupLink(deps, url);
+  await announceStart(deps, config, boot, url);
   const worker = createWorker(deps, options.worker);
   await worker.start();
   lifecycle.ready();
