@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, IdempotencyKeysTable } from './schema.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../ports.js';
 import { fromJson, toJson } from './json.js';
@@ -90,7 +90,8 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       .updateTable('idempotency_keys')
       .set({ lease_expires_at: leaseExpiresAt })
       .where('owner', '=', this.owner)
-      .where('state', '=', 'in_progress')
+      // A literal, as in the partial index idempotency_keys_in_progress: a bound parameter would not match it.
+      .where(sql.ref('state'), '=', sql.lit('in_progress'))
       .execute();
   }
 

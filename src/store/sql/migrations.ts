@@ -616,6 +616,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('idempotency_keys').addColumn('owner', 'text').execute();
       await db.schema.alterTable('idempotency_keys').addColumn('lease_expires_at', 'text').execute();
       await db.schema.alterTable('idempotency_keys').addColumn('seed', 'text').execute();
+      // The heartbeat renews a process's claims by owner: only in-progress rows (a handful) enter this index, not the
+      // day of answered keys the table holds.
+      await db.schema
+        .createIndex('idempotency_keys_in_progress')
+        .on('idempotency_keys')
+        .column('owner')
+        .where(sql.ref('state'), '=', sql.lit('in_progress'))
+        .execute();
     },
   },
 };
