@@ -20,18 +20,22 @@ program
   .command('start', { isDefault: true })
   .description('API and worker in one process (embedded SQLite unless DATABASE_URL is set)')
   .action(async () => {
-    const server = await startServer(loadConfig());
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        void server.stop().then(() => process.exit(0));
-      });
-    }
+    const config = loadConfig();
+    const server = await startServer(config);
+    stopOnSignals(() => server.stop(), config.shutdownTimeoutMs);
   });
 
-/** SIGTERM/SIGINT run `stop` once (drain, close), then exit. */
-function stopOnSignals(stop: () => Promise<void>): void {
+/**
+ * SIGTERM/SIGINT run `stop` once (drain within the shutdown timeout, close), then exit 0. A stop that hangs past the
+ * timeout and a margin exits 1; a second signal ends the process at once (the default action, `once`).
+ */
+function stopOnSignals(stop: () => Promise<void>, timeoutMs: number): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      setTimeout(() => {
+        console.error(`shutdown did not finish within ${timeoutMs + 5000} ms; exiting`);
+        process.exit(1);
+      }, timeoutMs + 5000).unref();
       stop().then(
         () => process.exit(0),
         (error: unknown) => {
@@ -47,16 +51,18 @@ program
   .command('api')
   .description('Scale-out API process: HTTP only (needs DATABASE_URL and REDIS_URL; run "herald migrate" first)')
   .action(async () => {
-    const api = await startApi(loadConfig());
-    stopOnSignals(() => api.stop());
+    const config = loadConfig();
+    const api = await startApi(config);
+    stopOnSignals(() => api.stop(), config.shutdownTimeoutMs);
   });
 
 program
   .command('worker')
   .description('Scale-out worker process: runs jobs, no HTTP (needs DATABASE_URL and REDIS_URL)')
   .action(async () => {
-    const worker = await startWorker(loadConfig());
-    stopOnSignals(() => worker.stop());
+    const config = loadConfig();
+    const worker = await startWorker(config);
+    stopOnSignals(() => worker.stop(), config.shutdownTimeoutMs);
   });
 
 program
@@ -72,6 +78,20 @@ program
     } finally {
       await db.destroy();
     }
+  });
+
+program
+  .command('doctor')
+  .description('Check the set-up (configuration, data dir, database, migrations, Redis, encryption key, outbound guard, clock)')
+  .option('--check-integrations', "also run each active integration's live credential check")
+  .action(async (opts: { checkIntegrations?: boolean }) => {
+    const { runDoctor, formatCheck } = await import('./doctor.js');
+    const results = await runDoctor({ checkIntegrations: opts.checkIntegrations });
+    for (const result of results) console.log(formatCheck(result));
+    const failed = results.filter((result) => result.status === 'fail').length;
+    console.log(failed === 0 ? 'no problems found' : `${failed} check${failed === 1 ? '' : 's'} failed`);
+    // Pipes are written synchronously on Linux, so exiting here loses no line; a driver's idle handle cannot hold the exit.
+    process.exit(failed === 0 ? 0 : 1);
   });
 
 const keys = program.command('keys').description('Secret keys and application identifiers');

@@ -31,6 +31,15 @@ export interface Config {
   logLevel: string;
   rateLimit: RateLimitConfig;
   idempotencyTtlSeconds: number;
+  /**
+   * How long an in-progress Idempotency-Key claim outlives its process: the holder renews it while the request runs,
+   * so only a dead holder's claim lapses and a retry may take the key over (docs/operations-runtime.md).
+   */
+  idempotencyLeaseMs: number;
+  /** SIGTERM: how long in-flight requests and running jobs get to finish before the process exits anyway. */
+  shutdownTimeoutMs: number;
+  /** Log lines: `pretty` (one readable line each) or `json`; `auto` = pretty when stdout is a terminal. */
+  logFormat: 'auto' | 'pretty' | 'json';
   /** Max recipients in one trigger's `to`. */
   triggerMaxRecipients: number;
   /** Max events in one bulk trigger. */
@@ -301,6 +310,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       global: integer(env, 'HERALD_RATE_LIMIT_GLOBAL', 10_000, 1),
     },
     idempotencyTtlSeconds: integer(env, 'HERALD_IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1),
+    idempotencyLeaseMs: integer(env, 'HERALD_IDEMPOTENCY_LEASE_MS', 10_000, 1000, 3_600_000),
+    shutdownTimeoutMs: integer(env, 'HERALD_SHUTDOWN_TIMEOUT_MS', 25_000, 0, 3_600_000),
+    logFormat: oneOf(env, 'HERALD_LOG_FORMAT', ['auto', 'pretty', 'json'] as const, 'auto'),
     triggerMaxRecipients: integer(env, 'HERALD_TRIGGER_MAX_RECIPIENTS', 100, 1),
     bulkTriggerMaxEvents: integer(env, 'HERALD_BULK_TRIGGER_MAX_EVENTS', 100, 1),
     worker: {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { prettyDestination, usePrettyLogs } from './logging.js';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -22,6 +23,7 @@ import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/p
 import { LocalRealtimeHub } from './realtime/local-hub.js';
 import { LocalKeyRevocations } from './store/local-key-revocations.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
+import { forgetSubscriberTokens, parseSubscriberRevocation } from './usecases/auth/subscriber-tokens.js';
 import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
 import type { RealtimeNotifier } from './realtime/ports.js';
 import { createWebhookSender } from './webhooks/http-sender.js';
@@ -69,10 +71,12 @@ export function loadMasterKey(config: Config): Buffer {
 }
 
 export function createLogger(config: Config): Logger {
-  return pino({
+  const options = {
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', '*.credentials', '*.secretKey', '*.apiKey', '*.password'], censor: '[redacted]' },
-  }) as unknown as Logger;
+  };
+  // Readable lines at a terminal or with HERALD_LOG_FORMAT=pretty (logging.ts); JSON lines otherwise.
+  return (usePrettyLogs(config.logFormat) ? pino(options, prettyDestination()) : pino(options)) as unknown as Logger;
 }
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */
@@ -145,10 +149,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     metrics,
     tracing,
     bridge: createBridgeClient({ fetch: providers.context().fetch }),
+    subscriberRevocations: remote?.subscriberRevocations ?? new LocalKeyRevocations(),
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));
   presenceTrusted = () => deps.keyRevocations.listening;
+  deps.subscriberRevocations.onRevoked((message) => forgetSubscriberTokens(deps, message === undefined ? undefined : parseSubscriberRevocation(message)?.subscriberRecordId));
   return {
     deps,
     db,
@@ -157,6 +163,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     async close() {
       await queue.close();
       await deps.keyRevocations.close();
+      await deps.subscriberRevocations.close();
       remote?.redis.disconnect();
       await db.destroy();
       // Last, so the spans of everything above are exported.
@@ -207,13 +214,18 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
     },
   };
   let keyRevocations: KeyRevocations;
+  let subscriberRevocations: KeyRevocations;
   try {
     keyRevocations = await RedisKeyRevocations.open(redis, redisUrl, prefix, logger);
+    subscriberRevocations = await RedisKeyRevocations.open(redis, redisUrl, prefix, logger, 'subscriber-deleted').catch(async (error: unknown) => {
+      await keyRevocations.close();
+      throw error;
+    });
   } catch (error) {
     redis.disconnect();
     throw error;
   }
-  return { redis, queue, idempotency, rateLimits, realtime, keyRevocations };
+  return { redis, queue, idempotency, rateLimits, realtime, keyRevocations, subscriberRevocations };
 }
 
 /** prom-client is loaded only when metrics are on (HERALD_METRICS, default on). */

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { buildApp } from './http/app.js';
+import { Lifecycle, drainHttp } from './http/lifecycle.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
-import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
+import { announceKeys, announceStart } from './first-start.js';
 
 /**
  * Scale-out API process: HTTP only. Triggers are enqueued on BullMQ for the worker processes; the
- * schema must already be current (`herald migrate`). `stop()` (SIGTERM) drains HTTP, then closes.
+ * schema must already be current (`herald migrate`). `stop()` (SIGTERM) drains HTTP within `config.shutdownTimeoutMs`, then closes.
  */
 export interface RunningApi {
   app: FastifyInstance;
@@ -28,24 +29,19 @@ export async function startApi(config: Config = loadConfig()): Promise<RunningAp
   const container = await createContainer(config, { migrate: false });
   const { deps } = container;
   try {
+    // The keys are announced once, by the first process to start: they are stored hashed and cannot be shown again.
     const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
-    if (boot.created) {
-      for (const [environment, secretKey] of Object.entries(boot.keys)) {
-        // Printed once, by the first process to start: the key is stored hashed and cannot be shown again.
-        deps.logger.info(
-          { environment, secretKey, applicationIdentifier: boot.identifiers[environment] },
-          `secret key and application identifier of the ${environment} environment (the key is shown once)`,
-        );
-      }
-    }
-    const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime });
+    announceKeys(deps, config, boot);
+    const lifecycle = new Lifecycle();
+    const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime, lifecycle });
     const url = await app.listen({ host: config.host, port: config.port });
     deps.logger.info({ url }, 'Herald API listening');
-    await printSetupLink(deps, url);
+    await announceStart(deps, config, boot, url);
+    lifecycle.ready();
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        await app.close();
+        await drainHttp(app, lifecycle, Date.now() + config.shutdownTimeoutMs);
         await container.close();
       })());
     return { app, container, url, stop };

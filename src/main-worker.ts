@@ -4,12 +4,9 @@ import { requireScaleoutConfig } from './main-api.js';
 import { createWorker, type Worker } from './worker/worker.js';
 import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
 
-/** How long SIGTERM lets running jobs finish before handing them back to the queue. */
-export const WORKER_SHUTDOWN_GRACE_MS = 20_000;
-
 /**
  * Scale-out worker process: no HTTP, consumes the BullMQ queue. Any number can run side by side;
- * `stop()` (SIGTERM) stops taking jobs, lets running ones finish within the grace, returns the rest.
+ * `stop()` (SIGTERM) stops taking jobs, lets running ones finish within HERALD_SHUTDOWN_TIMEOUT_MS, returns the rest.
  */
 export interface RunningWorker {
   container: Container;
@@ -39,7 +36,7 @@ export async function startWorker(config: Config = loadConfig()): Promise<Runnin
   let stopping: Promise<void> | undefined;
   const stop = (options: { graceMs?: number } = {}) =>
     (stopping ??= (async () => {
-      await worker.stop({ graceMs: options.graceMs ?? WORKER_SHUTDOWN_GRACE_MS });
+      await worker.stop({ graceMs: options.graceMs ?? config.shutdownTimeoutMs });
       await metricsServer?.close();
       await container.close();
     })());

@@ -2,14 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { buildApp } from './http/app.js';
+import { Lifecycle, drainHttp } from './http/lifecycle.js';
 import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
-import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
+import { announceKeys, announceStart } from './first-start.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 import { openEmbeddedDataDir } from './store/sqlite/open-data-dir.js';
 
 /**
  * Embedded mode: API and worker in one process over the SQLite file and the durable in-process queue.
- * Returns a handle whose `stop()` drains HTTP and then the worker (SIGTERM does the same).
+ * Returns a handle whose `stop()` drains HTTP and then the worker within `config.shutdownTimeoutMs` (SIGTERM does the same).
  */
 export interface RunningServer {
   app: FastifyInstance;
@@ -28,27 +29,24 @@ export async function startServer(
   const { deps } = container;
   dataDir?.report(deps.logger);
   const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
-  if (boot.created) {
-    for (const [environment, secretKey] of Object.entries(boot.keys)) {
-      // Printed once, on the first start only: the key is stored hashed and cannot be shown again.
-      deps.logger.info(
-        { environment, secretKey, applicationIdentifier: boot.identifiers[environment] },
-        `secret key and application identifier of the ${environment} environment (the key is shown once)`,
-      );
-    }
-  }
-  const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime });
+  announceKeys(deps, config, boot);
+  const lifecycle = new Lifecycle();
+  const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime, lifecycle });
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
-  await printSetupLink(deps, url);
+  await announceStart(deps, config, boot, url);
   const worker = createWorker(deps, options.worker);
   await worker.start();
+  lifecycle.ready();
 
   let stopping: Promise<void> | undefined;
+  // Within HERALD_SHUTDOWN_TIMEOUT_MS: HTTP drains first (its requests enqueue jobs), the worker's running jobs get
+  // what is left (unfinished ones go back to the queue, durable), then everything closes.
   const stop = () =>
     (stopping ??= (async () => {
-      await app.close();
-      await worker.stop();
+      const deadline = Date.now() + config.shutdownTimeoutMs;
+      await drainHttp(app, lifecycle, deadline);
+      await worker.stop({ graceMs: Math.max(0, deadline - Date.now()) });
       await container.close();
       dataDir?.release();
     })());

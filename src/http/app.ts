@@ -15,6 +15,7 @@ import { auditPlugin } from './audit.js';
 import { idempotencyPlugin } from './idempotency.js';
 import { rateLimitPlugin } from './rate-limit.js';
 import { healthRoutes } from './routes/health.js';
+import { lifecycleGate, type Lifecycle } from './lifecycle.js';
 import { integrationsRoutes } from './routes/integrations.js';
 import { subscribersRoutes } from './routes/subscribers.js';
 import { subscribersV1Routes } from './routes/subscribers-v1.js';
@@ -54,6 +55,8 @@ export interface BuildAppOptions {
    * (the container's `realtime`). API processes pass it; without it there is no socket endpoint.
    */
   realtime?: RealtimeFanout;
+  /** The process's start/drain state behind `GET /health/ready` (http/lifecycle.ts); absent: always started. */
+  lifecycle?: Lifecycle;
 }
 
 /**
@@ -68,6 +71,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: false,
+    // With a lifecycle, requests arriving while draining get the API's 503 (lifecycleGate) instead of Fastify's.
+    return503OnClosing: options.lifecycle === undefined,
     // Repeated, bracketed (`a[]=`) and single query values all reach the schemas as one name (query-string.ts).
     routerOptions: { querystringParser: parseQueryString },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerBuilder() } },
@@ -78,6 +83,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   // JSON only: a text/plain body is a 415, not a string handed to the handler.
   app.removeContentTypeParser('text/plain');
+  if (options.lifecycle) app.addHook('onRequest', lifecycleGate(options.lifecycle));
   app.addSchema(ErrorBody);
   registerErrorHandler(app);
   // First: its request span must be active in every later hook; /metrics and the request-duration histogram.
@@ -136,7 +142,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(rateLimitPlugin, { deps });
   await app.register(idempotencyPlugin, { deps });
 
-  await app.register(healthRoutes, { deps });
+  await app.register(healthRoutes, { deps, lifecycle: options.lifecycle });
   await app.register(dashboardPlugin, {});
   await app.register(integrationsRoutes, { deps });
   await app.register(subscribersRoutes, { deps });

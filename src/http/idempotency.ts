@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../usecases/deps.js';
-import { assertIdempotencyKey, claimIdempotencyKey, hashRequestBody } from '../usecases/requests/claim-idempotency-key.js';
+import { assertIdempotencyKey, claimIdempotencyKey, hashRequestBody, renewIdempotencyClaims } from '../usecases/requests/claim-idempotency-key.js';
 import { finishIdempotencyKey, releaseIdempotencyKey } from '../usecases/requests/finish-idempotency-key.js';
 
 const HONOURED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -15,6 +16,8 @@ interface IdempotencyState {
   /** This request holds the claim and must complete or release it. */
   claimed: boolean;
   settled: boolean;
+  /** Set with the claim: the same on a run after a crash as on the first (see IdempotencyRecord.seed). */
+  seed?: string;
 }
 
 declare module 'fastify' {
@@ -26,6 +29,18 @@ declare module 'fastify' {
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * A stable id for what this request creates when the client names none (a trigger's transactionId): the claim's
+ * seed, so a request run again after its process died finds what the first run stored instead of creating it
+ * twice. `index` tells apart several ids of one request (bulk). Undefined without an Idempotency-Key.
+ */
+export function idempotentId(request: FastifyRequest, index?: number): string | undefined {
+  const seed = request.idempotency?.seed;
+  if (!seed || index === undefined) return seed;
+  const hex = createHash('sha256').update(`${seed}:${index}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 function storedHeaders(reply: FastifyReply): Record<string, string> {
@@ -49,6 +64,18 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { deps: D
   const { deps } = opts;
   app.decorateRequest('idempotency', undefined);
 
+  // Claims this process holds, renewed several times per lease so that only a dead process's claims lapse.
+  const held = new Set<IdempotencyState>();
+  const heartbeat = setInterval(() => {
+    if (held.size === 0) return;
+    renewIdempotencyClaims(deps, [...held]).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency claims not renewed'));
+  }, Math.max(250, Math.floor(deps.config.idempotencyLeaseMs / 4)));
+  heartbeat.unref();
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(heartbeat);
+    done();
+  });
+
   app.addHook('onRequest', (request, _reply, done) => {
     const key = idempotencyKeyOf(request);
     // Not for Inbox callers: keys are scoped by environment, so one subscriber could replay another's stored answer.
@@ -70,6 +97,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { deps: D
       (outcome) => {
         if (outcome.kind === 'claimed') {
           state.claimed = true;
+          state.seed = outcome.seed;
+          held.add(state);
+          if (outcome.resumed) request.log.info({ idempotencyKey: state.key }, 'idempotency key taken over from a claim whose process stopped');
           return done();
         }
         // Answered here: the handler does not run.
@@ -88,6 +118,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { deps: D
     const state = request.idempotency;
     if (!state?.claimed || state.settled) return done(null, payload);
     state.settled = true;
+    held.delete(state);
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     const stored = body === undefined ? releaseIdempotencyKey(deps, state) : finishIdempotencyKey(deps, { ...state, status: reply.statusCode, body, headers: storedHeaders(reply) });
     stored
@@ -103,6 +134,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: { deps: D
     const state = request.idempotency;
     if (!state?.claimed || state.settled) return done();
     state.settled = true;
+    held.delete(state);
     releaseIdempotencyKey(deps, state)
       .catch((error: unknown) => request.log.warn({ err: error }, 'idempotency key not released'))
       .then(() => done());

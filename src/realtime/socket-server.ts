@@ -2,7 +2,7 @@ import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 
 import { Server, type Socket } from 'socket.io';
 import type { Redis } from 'ioredis';
 import type { Deps } from '../usecases/deps.js';
-import { verifySubscriberToken } from '../usecases/auth/subscriber-tokens.js';
+import { parseSubscriberRevocation, verifySubscriberToken } from '../usecases/auth/subscriber-tokens.js';
 import { countInboxBadges } from '../usecases/inbox/count-inbox-badges.js';
 import type { InboxAudience, InboxEvent } from './ports.js';
 import type { RealtimeFanout } from './fanout.js';
@@ -134,10 +134,31 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
     });
   }
 
+  // A deleted subscriber's sockets close at once, in every API process (the announcement reaches each of them).
+  let closed = false;
+  deps.subscriberRevocations.onRevoked((message) => {
+    if (closed) return;
+    if (message !== undefined) {
+      const deleted = parseSubscriberRevocation(message);
+      if (deleted) io.local.in(inboxRoom(deleted)).disconnectSockets(true);
+      return;
+    }
+    // Announcements may have been missed: every subscriber holding a socket here is checked once.
+    void disconnectDeletedSubscribers().catch((error: unknown) => logger.warn({ err: error }, 'sockets of deleted subscribers not checked'));
+  });
+  async function disconnectDeletedSubscribers(): Promise<void> {
+    const audiences = new Map<string, InboxAudience>();
+    for (const socket of io.of('/').sockets.values()) if (socket.data.audience) audiences.set(inboxRoom(socket.data.audience), socket.data.audience);
+    for (const [room, audience] of audiences) {
+      if (!(await deps.store.subscribers.get(audience.environmentId, audience.subscriberRecordId))) io.local.in(room).disconnectSockets(true);
+    }
+  }
+
   return {
     io,
     connectionCount: () => io.engine.clientsCount,
     async close() {
+      closed = true;
       stopListening();
       io.local.disconnectSockets(true);
       await io.of('/').adapter.close();

@@ -391,16 +391,32 @@ export interface IdempotencyRecord {
   responseBody?: string;
   responseHeaders?: Record<string, string>;
   expiresAt: string;
+  /** Until when an in-progress claim holds without renewal; absent (older records) = lapsed. */
+  leaseExpiresAt?: string;
+  /**
+   * Chosen by the first claim and kept by every takeover, so a request run again after its process died can reuse
+   * the ids it chose the first time (a trigger's transactionId): the re-run then finds what the first run stored.
+   */
+  seed?: string;
 }
 
 export interface IdempotencyStore {
   /**
-   * Claims the key atomically. Returns `{ claimed: true }` for the first request, else the record that
-   * holds the key (in progress or done). Expired records are treated as absent.
+   * Claims the key atomically for this store's owner (its process instance). Returns `{ claimed: true }` for the
+   * first request, else the record that holds the key (in progress or done). Expired records are treated as absent.
+   * An in-progress record whose lease has passed (its holder died) is taken over by a claim for the same method,
+   * path and body: `{ claimed: true, resumed }` with the record as it was (its `seed` is kept). Exactly one of
+   * several concurrent claimants wins, fresh or taken over.
    */
-  claim(record: IdempotencyRecord, now: string): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }>;
+  claim(
+    record: IdempotencyRecord,
+    now: string,
+  ): Promise<{ claimed: true; resumed?: IdempotencyRecord } | { claimed: false; existing: IdempotencyRecord }>;
+  /** Extends the lease of this owner's in-progress claims among `claims` (a heartbeat while they run). */
+  renew(claims: Array<{ environmentId: string; key: string }>, leaseExpiresAt: string): Promise<void>;
+  /** Stores the answer, if this owner still holds the claim. */
   complete(environmentId: string, key: string, response: { status: number; body: string; headers: Record<string, string> }): Promise<void>;
-  /** Drops an in-progress claim (the request failed before producing a storable answer). */
+  /** Drops this owner's in-progress claim (the request failed before producing a storable answer). */
   release(environmentId: string, key: string): Promise<void>;
 }
 

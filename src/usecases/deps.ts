@@ -41,6 +41,11 @@ export interface Deps {
   tracing: Tracing;
   /** Signed calls to @novu/framework bridges (code-first workflows), through the outbound guard. */
   bridge: BridgeClient;
+  /**
+   * Deleted subscribers announced to every process (message: `<environmentId>:<subscriberRecordId>`): their
+   * remembered tokens are dropped and their sockets disconnected at once.
+   */
+  subscriberRevocations: KeyRevocations;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

@@ -48,7 +48,8 @@ export async function startHerald(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`herald exited early (${child.exitCode}):\n${output}`);
     try {
-      const response = await fetch(`${url}/health`);
+      // Ready, not only listening: the start-up lines (keys, setup link) are written by then.
+      const response = await fetch(`${url}/health/ready`);
       if (response.ok) break;
     } catch {
       // not listening yet

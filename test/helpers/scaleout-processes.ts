@@ -70,7 +70,7 @@ export async function startScaleoutProcesses(options: { apis: number; workers: n
   return processes;
 }
 
-async function startWorker(env: Record<string, string>): Promise<HeraldWorkerProcess> {
+export async function startWorker(env: Record<string, string>): Promise<HeraldWorkerProcess> {
   const child = spawn(process.execPath, [HERALD_BIN, 'worker'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

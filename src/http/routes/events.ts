@@ -7,6 +7,7 @@ import { triggerBulk } from '../../usecases/events/trigger-bulk.js';
 import { triggerEvent } from '../../usecases/events/trigger-event.js';
 import type { TriggerEventInput } from '../../usecases/events/trigger-event.js';
 import { callerOf } from '../auth.js';
+import { idempotentId } from '../idempotency.js';
 import { DataEnvelope, IdempotencyHeaders, commonErrorResponses } from '../schemas/common.js';
 import { BroadcastBody, BulkTriggerBody, TransactionParams, TriggerBody, TriggerResponse } from '../schemas/event.js';
 
@@ -26,7 +27,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     },
     async (request, reply) => {
       const body = request.body as Omit<TriggerEventInput, 'caller'>;
-      const data = await triggerEvent(deps, { caller: callerOf(request), ...body });
+      // A keyed trigger run again after a crash reuses the first run's transactionId, which deduplicates it.
+      const data = await triggerEvent(deps, { caller: callerOf(request), ...body, transactionId: body.transactionId ?? idempotentId(request) });
       return reply.status(201).send({ data });
     },
   );
@@ -44,7 +46,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     },
     async (request, reply) => {
       const events = request.body.events as Array<Omit<TriggerEventInput, 'caller'>>;
-      const data = await triggerBulk(deps, { caller: callerOf(request), events });
+      const fallbackTransactionIds = request.idempotency ? events.map((_event, index) => idempotentId(request, index)) : undefined;
+      const data = await triggerBulk(deps, { caller: callerOf(request), events, fallbackTransactionIds });
       return reply.status(201).send({ data });
     },
   );
@@ -62,7 +65,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     },
     async (request, reply) => {
       const body = request.body as Omit<TriggerEventInput, 'caller' | 'to'>;
-      const data = await broadcastEvent(deps, { caller: callerOf(request), ...body });
+      const data = await broadcastEvent(deps, { caller: callerOf(request), ...body, transactionId: body.transactionId ?? idempotentId(request) });
       return reply.status(201).send({ data });
     },
   );

@@ -20,8 +20,9 @@ export class RedisKeyRevocations implements KeyRevocations {
     redisUrl: string,
     prefix: string,
     private readonly logger: Logger,
+    topic: string,
   ) {
-    this.channel = `${prefix}:api-key-revoked`;
+    this.channel = `${prefix}:${topic}`;
     // A connection of its own: a subscribed connection can run nothing else. Subscribing manually on every
     // `ready` (not ioredis' auto-resubscribe) tells exactly when announcements are being received again.
     this.subscriber = openRedis(redisUrl, 'worker');
@@ -35,8 +36,9 @@ export class RedisKeyRevocations implements KeyRevocations {
     this.subscriber.on('ready', () => void this.subscribe());
   }
 
-  static async open(publisher: Redis, redisUrl: string, prefix: string, logger: Logger): Promise<RedisKeyRevocations> {
-    const revocations = new RedisKeyRevocations(publisher, redisUrl, prefix, logger);
+  /** `topic`: the channel's name after the prefix; another topic carries other announcements (deleted subscribers). */
+  static async open(publisher: Redis, redisUrl: string, prefix: string, logger: Logger, topic = 'api-key-revoked'): Promise<RedisKeyRevocations> {
+    const revocations = new RedisKeyRevocations(publisher, redisUrl, prefix, logger, topic);
     await revocations.subscribe();
     return revocations;
   }

@@ -22,3 +22,14 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/** Migrations not yet applied to this database, by name, without applying any (`herald doctor`). */
+export async function pendingMigrations(db: Kysely<Database>, dialect: 'sqlite' | 'postgres' = 'sqlite'): Promise<string[]> {
+  let migrationTableSchema: string | undefined;
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+    migrationTableSchema = rows[0]?.schema;
+  }
+  const migrations = await new Migrator({ db, provider: migrationProvider, migrationTableSchema }).getMigrations();
+  return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}

@@ -741,6 +741,24 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0018_idempotency_leases': {
+    // A claim names its process and holds a short lease renewed while the request runs: a claim whose process died
+    // lapses within seconds and a retry takes it over (docs/operations-runtime.md). Rows from before have no lease:
+    // lapsed, so keys left stuck by an earlier crash free up too.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('idempotency_keys').addColumn('owner', 'text').execute();
+      await db.schema.alterTable('idempotency_keys').addColumn('lease_expires_at', 'text').execute();
+      await db.schema.alterTable('idempotency_keys').addColumn('seed', 'text').execute();
+      // The heartbeat renews a process's claims by owner: only in-progress rows (a handful) enter this index, not the
+      // day of answered keys the table holds.
+      await db.schema
+        .createIndex('idempotency_keys_in_progress')
+        .on('idempotency_keys')
+        .column('owner')
+        .where(sql.ref('state'), '=', sql.lit('in_progress'))
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

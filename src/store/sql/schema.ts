@@ -253,6 +253,10 @@ export interface IdempotencyKeysTable {
   response_headers: string | null;
   expires_at: string;
   created_at: string;
+  /** Migration 0018: the claiming process instance, its lease, and the seed kept across takeovers. */
+  owner: string | null;
+  lease_expires_at: string | null;
+  seed: string | null;
 }
 
 export interface RateLimitCountersTable {

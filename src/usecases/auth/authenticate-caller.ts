@@ -38,7 +38,7 @@ export function forgetCachedApiKey(store: object, keyHash: string | undefined): 
 }
 
 export async function authenticateCaller(
-  deps: Pick<Deps, 'store' | 'clock' | 'sessionSecret' | 'keyRevocations'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'sessionSecret' | 'keyRevocations'> & Partial<Pick<Deps, 'subscriberRevocations'>>,
   authorization: string | undefined,
 ): Promise<Caller> {
   if (!authorization || authorization.trim() === '') throw new UnauthorizedError('Missing authorization header');
@@ -54,7 +54,8 @@ export async function authenticateCaller(
   }
   if (scheme === 'Bearer') {
     // An Inbox client sends the same subscriber token with every request: one verified before is recalled.
-    const remembered = recallSubscriberToken(deps, credential);
+    // Not while this process might miss a subscriber deletion's announcement: then every request verifies.
+    const remembered = deps.subscriberRevocations?.listening === false ? undefined : recallSubscriberToken(deps, credential);
     if (remembered) return subscriberCaller(remembered);
     // Subscriber (Inbox) and dashboard tokens are told apart by their typ claim; each is then verified with its own key.
     if (tokenType(credential) === SUBSCRIBER_TOKEN_TYPE) return subscriberCaller(await verifySubscriberToken(deps, credential, { remember: true }));

@@ -42,14 +42,24 @@ interface RememberedToken {
 interface SigningState {
   key: Uint8Array;
   remembered: Map<string, RememberedToken>;
+  /**
+   * Subscriber record ids deleted lately (announced through `deps.subscriberRevocations`), with when to forget them
+   * (ms). They close the race of a verification that read the record just before its delete and remembers the
+   * token just after the announcement dropped that subscriber's tokens.
+   */
+  deleted: Map<string, number>;
 }
+
+/** How long a deleted subscriber's id is kept against that race; verifications take milliseconds. */
+const DELETED_MEMORY_MS = 10 * 60_000;
+const DELETED_MAX = 100_000;
 
 const signingStates = new WeakMap<Uint8Array, SigningState>();
 
 function signingStateOf(sessionSecret: Uint8Array): SigningState {
   let state = signingStates.get(sessionSecret);
   if (!state) {
-    state = { key: createHmac('sha256', sessionSecret).update('herald subscriber tokens v1').digest(), remembered: new Map() };
+    state = { key: createHmac('sha256', sessionSecret).update('herald subscriber tokens v1').digest(), remembered: new Map(), deleted: new Map() };
     signingStates.set(sessionSecret, state);
   }
   return state;
@@ -80,14 +90,20 @@ export async function createSubscriberToken(deps: TokenDeps, scope: SubscriberSc
  * the same token with every request), the socket server does not (a socket verifies once and keeps its scope).
  */
 export async function verifySubscriberToken(
-  deps: Pick<Deps, 'clock' | 'sessionSecret'>,
+  deps: Pick<Deps, 'clock' | 'sessionSecret' | 'store'>,
   token: string,
   options: { remember?: boolean } = {},
 ): Promise<SubscriberScope> {
   const state = signingStateOf(deps.sessionSecret);
   const verified = checkSubscriberToken(state.key, token, Math.floor(deps.clock.now() / 1000));
   if (!verified) throw new UnauthorizedError('Invalid or expired subscriber session token');
-  if (options.remember && !state.remembered.has(token)) {
+  // A token names the subscriber record (`sub` = its `_id`), not the subscriberId: once that record is deleted the
+  // token is dead, and a subscriber created again with the same subscriberId (a new `_id`) does not revive it.
+  const { environmentId, subscriberRecordId } = verified.scope;
+  if (wasDeleted(state, subscriberRecordId, deps.clock.now()) || !(await deps.store.subscribers.get(environmentId, subscriberRecordId))) {
+    throw new UnauthorizedError('Invalid or expired subscriber session token');
+  }
+  if (options.remember && !state.remembered.has(token) && !wasDeleted(state, subscriberRecordId, deps.clock.now())) {
     if (state.remembered.size >= REMEMBERED_SUBSCRIBER_TOKENS) state.remembered.delete(state.remembered.keys().next().value!);
     state.remembered.set(token, verified);
   }
@@ -105,12 +121,48 @@ export function recallSubscriberToken(deps: Pick<Deps, 'clock' | 'sessionSecret'
   const remembered = signingStateOf(deps.sessionSecret).remembered;
   const entry = remembered.get(token);
   if (!entry) return undefined;
+  // No need to check deletions here: forgetSubscriberTokens drops a deleted subscriber's tokens from this map.
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
   if (entry.expiresAt <= nowSeconds || (entry.notBefore !== undefined && entry.notBefore > nowSeconds)) {
     remembered.delete(token);
     return undefined;
   }
   return entry.scope;
+}
+
+function wasDeleted(state: SigningState, subscriberRecordId: string, nowMs: number): boolean {
+  const until = state.deleted.get(subscriberRecordId);
+  if (until === undefined) return false;
+  if (until > nowMs) return true;
+  state.deleted.delete(subscriberRecordId);
+  return false;
+}
+
+/**
+ * A deleted subscriber's tokens stop working in this process at once: their remembered entries go (the next request
+ * verifies again, which reads the record and refuses). `subscriberRecordId` undefined: forget every remembered token
+ * (this process may have missed announcements). Called for each announcement of `deps.subscriberRevocations`.
+ */
+export function forgetSubscriberTokens(deps: Pick<Deps, 'clock' | 'sessionSecret'>, subscriberRecordId: string | undefined): void {
+  const state = signingStateOf(deps.sessionSecret);
+  if (subscriberRecordId === undefined) {
+    state.remembered.clear();
+    return;
+  }
+  if (state.deleted.size >= DELETED_MAX) state.deleted.delete(state.deleted.keys().next().value!);
+  state.deleted.set(subscriberRecordId, deps.clock.now() + DELETED_MEMORY_MS);
+  for (const [token, entry] of state.remembered) if (entry.scope.subscriberRecordId === subscriberRecordId) state.remembered.delete(token);
+}
+
+/** What a subscriber deletion announces to every process: `<environmentId>:<subscriberRecordId>` (ids hold no colon). */
+export function subscriberRevocationOf(environmentId: string, subscriberRecordId: string): string {
+  return `${environmentId}:${subscriberRecordId}`;
+}
+
+export function parseSubscriberRevocation(message: string): { environmentId: string; subscriberRecordId: string } | undefined {
+  const colon = message.lastIndexOf(':');
+  if (colon <= 0 || colon === message.length - 1) return undefined;
+  return { environmentId: message.slice(0, colon), subscriberRecordId: message.slice(colon + 1) };
 }
 
 function checkSubscriberToken(key: Uint8Array, token: string, nowSeconds: number): RememberedToken | undefined {

@@ -7,6 +7,8 @@ import { acceptTrigger, findTriggerableWorkflow, validateTriggerRequest } from '
 export interface TriggerBulkInput {
   caller: Caller;
   events: Array<Omit<TriggerEventInput, 'caller'>>;
+  /** Per event, the transactionId used when the event names none (stable across runs of a keyed request). */
+  fallbackTransactionIds?: Array<string | undefined>;
 }
 
 /** One entry per event, in order; an event that cannot be accepted says why instead of failing the batch (Novu's shape). */
@@ -23,12 +25,12 @@ export async function triggerBulk(deps: Deps, input: TriggerBulkInput): Promise<
     throw new ValidationError([`events must have at most ${deps.config.bulkTriggerMaxEvents} items`]);
   }
   const results: BulkTriggerResult[] = [];
-  for (const event of input.events) {
+  for (const [index, event] of input.events.entries()) {
     const { name, transactionId, ...request } = event;
     try {
       const workflow = await findTriggerableWorkflow(deps, input.caller, name);
       validateTriggerRequest(deps, workflow, request);
-      results.push(await acceptTrigger(deps, { caller: input.caller, workflow, request, transactionId }));
+      results.push(await acceptTrigger(deps, { caller: input.caller, workflow, request, transactionId: transactionId ?? input.fallbackTransactionIds?.[index] }));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const messages = error instanceof ValidationError ? error.messages : [error.message];

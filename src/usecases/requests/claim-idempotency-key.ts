@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ConflictError, UnprocessableError, ValidationError } from '../../domain/errors.js';
 import type { Deps } from '../deps.js';
 
@@ -15,7 +15,8 @@ export interface ClaimIdempotencyKeyInput {
 }
 
 export type ClaimOutcome =
-  | { kind: 'claimed' }
+  /** `seed`: the same on every run of this request, a takeover after a crash included (see IdempotencyRecord). */
+  | { kind: 'claimed'; seed: string; resumed: boolean }
   | { kind: 'replay'; status: number; body: string; headers: Record<string, string> };
 
 /** JSON with object keys sorted at every level, so key order and whitespace never change the hash. */
@@ -43,7 +44,9 @@ export function assertIdempotencyKey(key: string): void {
 /**
  * The first request with a key claims it (API-CONVENTIONS.md, Idempotency-Key) and runs; a repeat of
  * the same method, path and body replays the stored answer, or is a 409 while the first still runs;
- * the key reused for another request is a 422.
+ * the key reused for another request is a 422. The claim holds a lease of `config.idempotencyLeaseMs` that the
+ * caller renews while the request runs (renewIdempotencyClaims): a claim left by a process that died lapses, and the
+ * next repeat takes it over and runs the request again with the first run's seed.
  */
 export async function claimIdempotencyKey(
   deps: Pick<Deps, 'config' | 'clock' | 'idempotency'>,
@@ -52,6 +55,7 @@ export async function claimIdempotencyKey(
   assertIdempotencyKey(input.key);
   const nowMs = deps.clock.now();
   const bodyHash = input.bodyHash;
+  const seed = randomUUID();
   const result = await deps.idempotency.claim(
     {
       environmentId: input.environmentId,
@@ -61,10 +65,12 @@ export async function claimIdempotencyKey(
       bodyHash,
       state: 'in_progress',
       expiresAt: new Date(nowMs + deps.config.idempotencyTtlSeconds * 1000).toISOString(),
+      leaseExpiresAt: leaseUntil(deps, nowMs),
+      seed,
     },
     new Date(nowMs).toISOString(),
   );
-  if (result.claimed) return { kind: 'claimed' };
+  if (result.claimed) return { kind: 'claimed', seed: result.resumed?.seed ?? seed, resumed: result.resumed !== undefined };
 
   const existing = result.existing;
   if (existing.method !== input.method || existing.path !== input.path || existing.bodyHash !== bodyHash) {
@@ -79,4 +85,17 @@ export async function claimIdempotencyKey(
     throw new ConflictError(`A request with Idempotency-Key "${input.key}" is still being processed; retry later`, 1);
   }
   return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody ?? '', headers: existing.responseHeaders ?? {} };
+}
+
+function leaseUntil(deps: Pick<Deps, 'config'>, nowMs: number): string {
+  return new Date(nowMs + deps.config.idempotencyLeaseMs).toISOString();
+}
+
+/** The heartbeat of running keyed requests: extends the leases of the claims this process holds. */
+export async function renewIdempotencyClaims(
+  deps: Pick<Deps, 'config' | 'clock' | 'idempotency'>,
+  claims: Array<{ environmentId: string; key: string }>,
+): Promise<void> {
+  if (claims.length === 0) return;
+  await deps.idempotency.renew(claims, leaseUntil(deps, deps.clock.now()));
 }

@@ -8,7 +8,7 @@ import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable } fr
 interface Implementation {
   name: string;
   available: boolean;
-  open(): Promise<{ store: IdempotencyStore; close(): Promise<void> }>;
+  open(): Promise<{ store: IdempotencyStore; close(): Promise<void>; other(): IdempotencyStore }>;
 }
 
 const implementations: Implementation[] = [
@@ -17,7 +17,7 @@ const implementations: Implementation[] = [
     available: true,
     async open() {
       const database = await openTestSqlite();
-      return { store: new SqlIdempotencyStore(database.db), close: database.close };
+      return { store: new SqlIdempotencyStore(database.db), close: database.close, other: () => new SqlIdempotencyStore(database.db) };
     },
   },
   {
@@ -25,7 +25,7 @@ const implementations: Implementation[] = [
     available: await servicesAvailable(['PostgreSQL']),
     async open() {
       const database = await openTestPostgres();
-      return { store: new SqlIdempotencyStore(database.db), close: database.close };
+      return { store: new SqlIdempotencyStore(database.db), close: database.close, other: () => new SqlIdempotencyStore(database.db) };
     },
   },
   {
@@ -33,7 +33,7 @@ const implementations: Implementation[] = [
     available: await servicesAvailable(['Redis']),
     async open() {
       const redis = await openTestRedis();
-      return { store: new RedisIdempotencyStore(redis.redis, redis.prefix), close: redis.close };
+      return { store: new RedisIdempotencyStore(redis.redis, redis.prefix), close: redis.close, other: () => new RedisIdempotencyStore(redis.redis, redis.prefix) };
     },
   },
 ];
@@ -58,8 +58,10 @@ for (const implementation of implementations) {
   describe.skipIf(!implementation.available)(`IdempotencyStore contract: ${implementation.name}`, () => {
     let store: IdempotencyStore;
     let close: () => Promise<void>;
+    /** A store of another process instance (another owner) over the same storage. */
+    let other: () => IdempotencyStore;
     beforeAll(async () => {
-      ({ store, close } = await implementation.open());
+      ({ store, close, other } = await implementation.open());
     });
     afterAll(async () => {
       await close?.();
@@ -141,6 +143,61 @@ for (const implementation of implementations) {
       const first = record();
       const now = new Date().toISOString();
       const results = await Promise.all(Array.from({ length: 12 }, () => store.claim(first, now)));
+      expect(results.filter((r) => r.claimed)).toHaveLength(1);
+    });
+
+    const at = (base: number, offsetMs: number) => new Date(base + offsetMs).toISOString();
+
+    it('a live lease holds the key against another process; a lapsed one is taken over with its seed', async () => {
+      const base = Date.now();
+      const first = record({ leaseExpiresAt: at(base, 1000), seed: 'seed-1' });
+      expect(await store.claim(first, at(base, 0))).toEqual({ claimed: true });
+      const otherProcess = other();
+      const retry = { ...first, leaseExpiresAt: at(base, 1500), seed: 'seed-2' };
+      const held = await otherProcess.claim(retry, at(base, 500));
+      expect(held.claimed).toBe(false);
+      if (!held.claimed) expect(held.existing).toMatchObject({ state: 'in_progress', seed: 'seed-1', leaseExpiresAt: at(base, 1000) });
+
+      const later = { ...first, leaseExpiresAt: at(base, 12_000), seed: 'seed-3' };
+      const taken = await otherProcess.claim(later, at(base, 1001));
+      expect(taken.claimed).toBe(true);
+      if (taken.claimed) expect(taken.resumed).toMatchObject({ seed: 'seed-1', state: 'in_progress' });
+      // The dead holder can neither release nor answer for the key any more; the new holder can.
+      await store.release(first.environmentId, first.key);
+      await store.complete(first.environmentId, first.key, { status: 500, body: 'stale', headers: {} });
+      await otherProcess.complete(first.environmentId, first.key, { status: 201, body: '{"ok":true}', headers: {} });
+      const replay = await store.claim({ ...first, leaseExpiresAt: at(base, 20_000) }, at(base, 15_000));
+      expect(replay.claimed).toBe(false);
+      if (!replay.claimed) expect(replay.existing).toMatchObject({ state: 'done', responseStatus: 201, responseBody: '{"ok":true}' });
+    });
+
+    it('a renewed lease keeps holding the key', async () => {
+      const base = Date.now();
+      const first = record({ leaseExpiresAt: at(base, 1000), seed: 's' });
+      await store.claim(first, at(base, 0));
+      await store.renew([{ environmentId: first.environmentId, key: first.key }], at(base, 5000));
+      const retry = await other().claim({ ...first, leaseExpiresAt: at(base, 9000) }, at(base, 2000));
+      expect(retry.claimed).toBe(false);
+      // Renewal by another owner does not extend someone else's claim.
+      await other().renew([{ environmentId: first.environmentId, key: first.key }], at(base, 60_000));
+      const taken = await other().claim({ ...first, leaseExpiresAt: at(base, 9000) }, at(base, 5001));
+      expect(taken.claimed).toBe(true);
+    });
+
+    it('a lapsed claim is not taken over by another request with the same key', async () => {
+      const base = Date.now();
+      const first = record({ leaseExpiresAt: at(base, 100), seed: 's' });
+      await store.claim(first, at(base, 0));
+      const result = await other().claim({ ...first, bodyHash: 'another', leaseExpiresAt: at(base, 9000) }, at(base, 5000));
+      expect(result.claimed).toBe(false);
+    });
+
+    it('exactly one of many concurrent takeovers wins', async () => {
+      const base = Date.now();
+      const first = record({ leaseExpiresAt: at(base, 100), seed: 's' });
+      await store.claim(first, at(base, 0));
+      const stores = Array.from({ length: 8 }, () => other());
+      const results = await Promise.all(stores.map((s) => s.claim({ ...first, leaseExpiresAt: at(base, 9000) }, at(base, 5000))));
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
     });
   });

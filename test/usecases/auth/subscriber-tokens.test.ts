@@ -16,9 +16,12 @@ import type { Deps } from '../../../src/usecases/deps.js';
 
 const scope = { environmentId: 'env-1', organizationId: 'org-1', subscriberRecordId: 'a'.repeat(24), subscriberId: 'user-1' };
 
+/** Verification also reads the subscriber record (a deleted subscriber's token is refused): here it always exists. */
+const liveSubscribers = { subscribers: { get: async (environmentId: string, id: string) => ({ _id: id, environmentId }) } } as unknown as Deps['store'];
+
 function depsAt(now: number, ttl = 3600, secret = new Uint8Array(32).fill(7)) {
   const config = loadConfig({ HERALD_INBOX_TOKEN_TTL_SECONDS: String(ttl) });
-  return { config, clock: { now: () => now }, sessionSecret: secret } as Pick<Deps, 'config' | 'clock' | 'sessionSecret'>;
+  return { config, clock: { now: () => now }, sessionSecret: secret, store: liveSubscribers } as Pick<Deps, 'config' | 'clock' | 'sessionSecret' | 'store'>;
 }
 
 describe('subscriber session tokens', () => {
@@ -91,7 +94,7 @@ describe('subscriber session tokens', () => {
 
 describe('remembered subscriber tokens', () => {
   const start = Date.parse('2026-01-01T00:00:00Z');
-  const authDeps = (deps: ReturnType<typeof depsAt>) => ({ ...deps, store: {} as Deps['store'], keyRevocations: new LocalKeyRevocations() });
+  const authDeps = (deps: ReturnType<typeof depsAt>) => ({ ...deps, keyRevocations: new LocalKeyRevocations() });
 
   it('recalls a token verified with remember while it is valid at the clock of each recall, and refuses it once expired', async () => {
     const secret = new Uint8Array(32).fill(11);

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { formatBanner, formatLogLine, usePrettyLogs } from '../../src/logging.js';
+import { startHerald, type HeraldProcess } from '../helpers/herald-process.js';
+
+/**
+ * Issue #20, point 3: readable logs at a terminal (forced here with HERALD_LOG_FORMAT=pretty, since a test's stdout is
+ * a pipe): the first start's banner and one line per request; JSON lines without a terminal or with =json.
+ */
+const SECRET = 'sk_logformat_test_0123456789abcdef0123456789ab';
+const dirs: string[] = [];
+const processes: HeraldProcess[] = [];
+afterAll(async () => {
+  for (const herald of processes) await herald.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function freshDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-logs-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function waitForOutput(herald: HeraldProcess, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(herald.output());
+    if (match) return match[0];
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in the output:\n${herald.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+// Embedded processes on purpose, in either test mode: the output format does not depend on the storage.
+const embedded = { DATABASE_URL: '', REDIS_URL: '' };
+
+describe('log formats', () => {
+  it('chooses pretty at a terminal unless forced', () => {
+    expect(usePrettyLogs('auto', true)).toBe(true);
+    expect(usePrettyLogs('auto', false)).toBe(false);
+    expect(usePrettyLogs('pretty', false)).toBe(true);
+    expect(usePrettyLogs('json', true)).toBe(false);
+  });
+
+  it('formats a request on one line, and other lines with their fields', () => {
+    const time = Date.parse('2026-11-25T10:11:12.345Z');
+    expect(formatLogLine(JSON.stringify({ level: 30, time, pid: 1, hostname: 'h', reqId: 'req-1', method: 'POST', url: '/v1/events/trigger', statusCode: 201, ms: 3, msg: 'request' }))).toBe(
+      '10:11:12.345 INFO  POST /v1/events/trigger 201 3 ms\n',
+    );
+    expect(formatLogLine(JSON.stringify({ level: 40, time, pid: 1, hostname: 'h', jobs: 2, msg: 'queue closed' }))).toBe('10:11:12.345 WARN  queue closed  jobs=2\n');
+    const withError = formatLogLine(JSON.stringify({ level: 50, time, msg: 'boom', err: { message: 'bad', stack: 'Error: bad\n    at x' } }));
+    expect(withError.split('\n')[0]).toBe('10:11:12.345 ERROR boom');
+    expect(withError).toContain('    Error: bad');
+    expect(formatLogLine('not json')).toBe('not json\n');
+    const banner = formatBanner({ url: 'http://127.0.0.1:3000', keys: [{ environment: 'development', secretKey: 'sk_x', applicationIdentifier: 'app1' }], dataDir: '/data' });
+    expect(banner).toMatch(/development key\s+sk_x/);
+  });
+
+  it('HERALD_LOG_FORMAT=pretty: a banner on the first start only, and one readable line per request', { timeout: 120_000 }, async () => {
+    const dataDir = freshDataDir();
+    const env = { ...embedded, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET, HERALD_LOG_FORMAT: 'pretty' };
+    const herald = await startHerald(env);
+    processes.push(herald);
+    await waitForOutput(herald, /The secret keys are shown only this once/);
+    const output = herald.output();
+    expect(output).toContain('Herald is running');
+    expect(output).toMatch(new RegExp(`API\\s+${herald.url.replace(/[.]/g, '\\.')}\\n`));
+    expect(output).toContain(`${herald.url}/dashboard`);
+    expect(output).toMatch(/First admin\s+http:\/\/\S+\/dashboard\S*token\S*\s+\(one-time link\)/);
+    expect(output).toMatch(new RegExp(`development key\\s+${SECRET}`));
+    expect(output).toMatch(/development app id\s+\S+/);
+    expect(output).toMatch(/production key\s+[0-9a-z_]{32,}\n/);
+    expect(output).toContain(`Data `);
+    expect(output).toContain(dataDir);
+    // Each secret key appears once: in the banner, not in a log line as well.
+    expect(output.split(SECRET).length - 1).toBe(1);
+
+    const response = await fetch(`${herald.url}/v1/subscribers?limit=5`, { headers: { authorization: `ApiKey ${SECRET}` } });
+    expect(response.status).toBe(200);
+    await waitForOutput(herald, /^\d\d:\d\d:\d\d\.\d{3} INFO {2}GET \/v1\/subscribers 200 \d+ ms$/m);
+    expect(herald.output().split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(await herald.stop()).toBe(0);
+
+    const again = await startHerald(env);
+    processes.push(again);
+    await waitForOutput(again, /Herald listening/);
+    expect(again.output()).not.toContain('Herald is running');
+    expect(again.output()).not.toContain(SECRET);
+  });
+
+  it('without a terminal (or with HERALD_LOG_FORMAT=json), every line is JSON, keys included', { timeout: 120_000 }, async () => {
+    for (const format of [undefined, 'json']) {
+      const env: Record<string, string> = { ...embedded, HERALD_DATA_DIR: freshDataDir(), HERALD_BOOTSTRAP_SECRET_KEY: SECRET };
+      if (format) env.HERALD_LOG_FORMAT = format;
+      const herald = await startHerald(env);
+      processes.push(herald);
+      await fetch(`${herald.url}/v1/subscribers`, { headers: { authorization: `ApiKey ${SECRET}` } });
+      await waitForOutput(herald, /"msg":"request"/);
+      const lines = herald.output().split('\n').filter((line) => line.trim() !== '');
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(lines.map((line) => JSON.parse(line)).find((entry) => entry.secretKey === SECRET)).toMatchObject({ environment: 'development' });
+      expect(herald.output()).not.toContain('Herald is running');
+      expect(await herald.stop()).toBe(0);
+    }
+  });
+});
