@@ -56,6 +56,21 @@ describe('the widget routes (/v1/widgets)', () => {
   });
   afterAll(async () => server?.close());
 
+  it("stops a deleted subscriber's widget token at once, and a re-created subscriber does not revive it", async () => {
+    const token = await tokenFor('w-leaving');
+    expect((await widget('GET', '/notifications/unseen', token)).status).toBe(200);
+    expect((await widget('GET', '/notifications/unseen', token)).status).toBe(200);
+    const deleted = await server.request('DELETE', '/v2/subscribers/w-leaving');
+    expect(deleted.status, deleted.text).toBe(200);
+    expectJsonError(await widget('GET', '/notifications/unseen', token), 401);
+    expectJsonError(await widget('GET', '/notifications/feed', token), 401);
+    const again = await server.request('POST', '/v2/subscribers', { body: { subscriberId: 'w-leaving' } });
+    expect(again.status, again.text).toBe(201);
+    expectJsonError(await widget('GET', '/notifications/unseen', token), 401);
+    // A new session of the re-created subscriber works.
+    expect((await widget('GET', '/notifications/unseen', await tokenFor('w-leaving'))).status).toBe(200);
+  });
+
   describe('POST /session/initialize', () => {
     it('answers 201 {data: {token, profile}}, creates the subscriber with the profile sent, and ignores a stale Bearer', async () => {
       const subscriberId = 'w-session';
