@@ -100,3 +100,14 @@ export function bucketStarts(range: ResolvedRange): string[] {
   for (let at = start; at < Date.parse(range.to); at += step) starts.push(new Date(at).toISOString());
   return starts;
 }
+
+/**
+ * What a provider's report adds to the overview's outcomes: `delivered` the first time a message is reported delivered
+ * (not again after a later delivered, opened or clicked report of it), `bounced` the first time it bounces; nothing
+ * for other reports.
+ */
+export function overviewOutcomeOfReport(previousProviderStatus: string | undefined, reported: string): 'delivered' | 'bounced' | undefined {
+  if (reported === 'delivered') return previousProviderStatus === 'delivered' || previousProviderStatus === 'opened' || previousProviderStatus === 'clicked' ? undefined : 'delivered';
+  if (reported === 'bounced') return previousProviderStatus === 'bounced' ? undefined : 'bounced';
+  return undefined;
+}

@@ -703,6 +703,14 @@ export interface OverviewRows {
 export interface OverviewRepository {
   /** `fromHour` inclusive, `toHour` exclusive, as `YYYY-MM-DDTHH` (UTC); `bucket` groups the series by hour or day. */
   read(environmentId: string, range: { fromHour: string; toHour: string; bucket: 'hour' | 'day' }): Promise<OverviewRows>;
+  /**
+   * A provider reported a message delivered or bounced: +1 to that outcome in the hour of the report. Call it once per
+   * message and outcome (domain/overview.ts, overviewOutcomeOfReport), in the transaction of the report's change.
+   */
+  recordReportedOutcome(
+    environmentId: string,
+    report: { messageId: string; channel: string; providerId: string; workflowId: string; outcome: 'delivered' | 'bounced'; at: string },
+  ): Promise<void>;
 }
 
 export interface Store {

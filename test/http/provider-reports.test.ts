@@ -704,7 +704,7 @@ describe('rate limit and HERALD_PUBLIC_URL', () => {
 });
 
 describe('provider reports announce outbound webhooks', () => {
-  it('a delivered and a bounced report each reach a webhook endpoint, verified, with the message before and after', async () => {
+  it('delivered and bounced reports reach a webhook endpoint, verified, with the message before and after, and count once each on the overview', async () => {
     const receiver = await startWebhookReceiver();
     try {
       const created = await server.request('POST', '/v2/webhooks/endpoints', {
@@ -722,9 +722,16 @@ describe('provider reports announce outbound webhooks', () => {
         sg_message_id: `${target.message.identifier}.filter0001`,
         ...extra,
       });
+      const outcomes = async () => (await server.request('GET', '/v1/dashboard/overview?range=24h')).body.data.outcomes;
+      const before = await outcomes();
+      expect((await post(path, sendgridSigned([event('delivered')]))).status).toBe(200);
+      // A second delivered report of the same message (another event id) is recorded but not counted twice.
       expect((await post(path, sendgridSigned([event('delivered')]))).status).toBe(200);
       expect((await post(path, sendgridSigned([event('bounce', { type: 'bounce', reason: '550 no such user' })]))).status).toBe(200);
-      const [delivered] = await receiver.waitFor((webhook) => webhook.body?.type === 'message.delivered');
+      const after = await outcomes();
+      // The overview's delivered and bounced tiles count provider reports, once per message.
+      expect({ delivered: after.delivered - before.delivered, bounced: after.bounced - before.bounced }).toEqual({ delivered: 1, bounced: 1 });
+      const [delivered] = await receiver.waitFor((webhook) => webhook.body?.type === 'message.delivered', 2);
       const [bounced] = await receiver.waitFor((webhook) => webhook.body?.type === 'message.bounced');
       for (const webhook of [delivered!, bounced!]) {
         expect(webhook.verifiedWith).toContain(0);
@@ -734,7 +741,7 @@ describe('provider reports announce outbound webhooks', () => {
       expect(bounced!.body.data.object.status).toBe('error');
       expect(bounced!.body.data.error).toMatchObject({ code: 'bounced' });
       // The endpoint's filter: nothing else was sent to it.
-      expect(receiver.received.map((webhook) => webhook.body.type).sort()).toEqual(['message.bounced', 'message.delivered']);
+      expect(receiver.received.map((webhook) => webhook.body.type).sort()).toEqual(['message.bounced', 'message.delivered', 'message.delivered']);
     } finally {
       await receiver.close();
     }

@@ -68,7 +68,30 @@ export async function recordEngagement(
 
 /** Reads the kept counts: a few grouped sums over the range's rows of two small tables (no event or message is read). */
 export class SqlOverviewRepository implements OverviewRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlStoreOptions['dialect'],
+  ) {}
+
+  async recordReportedOutcome(
+    environmentId: string,
+    report: { messageId: string; channel: string; providerId: string; workflowId: string; outcome: 'delivered' | 'bounced'; at: string },
+  ): Promise<void> {
+    await this.db
+      .insertInto('overview_counts')
+      .values({
+        environment_id: environmentId,
+        hour: hourOf(report.at),
+        channel: report.channel,
+        provider_id: report.providerId,
+        workflow_id: report.workflowId,
+        outcome: report.outcome,
+        shard: shardOf(this.dialect, report.messageId),
+        count: 1,
+      })
+      .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard']).doUpdateSet({ count: sql<number>`overview_counts.count + 1` }))
+      .execute();
+  }
 
   async read(environmentId: string, range: { fromHour: string; toHour: string; bucket: 'hour' | 'day' }): Promise<OverviewRows> {
     const counts = () =>

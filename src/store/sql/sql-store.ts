@@ -83,7 +83,7 @@ export class SqlStore implements Store {
     this.events = new SqlEventOutbox(db, this.webhooks, webhookOptions);
     this.bridge = new SqlBridgeRepository(db, options.secretBox);
     this.retention = new SqlRetentionRepository(db, options);
-    this.overview = new SqlOverviewRepository(db);
+    this.overview = new SqlOverviewRepository(db, options.dialect);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import { applyProviderReport, outboundEventTypeOf, providerReportDetail, type ProviderReport } from '../../domain/delivery-reports.js';
 import { isWebhookEventType, messageEvent } from '../../domain/webhooks.js';
+import { overviewOutcomeOfReport } from '../../domain/overview.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { isRecordId, newId } from '../../domain/ids.js';
 import type { Integration, ProviderReportedState } from '../../domain/types.js';
@@ -98,6 +99,17 @@ async function recordOne(deps: Deps, integration: Integration, channel: 'email' 
     }
     const updated = applyProviderReport(message, report, at);
     await store.messages.save(updated);
+    const outcome = overviewOutcomeOfReport(message.providerStatus, report.state);
+    if (outcome) {
+      await store.overview.recordReportedOutcome(environmentId, {
+        messageId: message._id,
+        channel: message.channel,
+        providerId: integration.providerId,
+        workflowId: message._templateId ?? '',
+        outcome,
+        at,
+      });
+    }
     if (message._jobId) {
       const { status, detail } = providerReportDetail(report, vendor);
       await store.jobs.addDetail(
