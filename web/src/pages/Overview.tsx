@@ -150,8 +150,8 @@ function OverviewBody({ data }: { data: OverviewData }) {
     ['sent', 'Sent'],
     ['failed', 'Failed'],
     ['skipped', 'Skipped'],
-    ['delivered', 'Delivered', 'once providers report it'],
-    ['bounced', 'Bounced', 'once providers report it'],
+    ['delivered', 'Delivered', 'from provider reports'],
+    ['bounced', 'Bounced', 'from provider reports'],
   ];
 
   return (
