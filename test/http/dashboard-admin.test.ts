@@ -170,8 +170,10 @@ describe('dashboard administration', () => {
       expect(entry).toMatchObject({ last4: secretKey.slice(-4), maskedKey: `••••••••${secretKey.slice(-4)}`, createdBy: admin.user._id });
       expect(entry.revokedAt).toBeUndefined();
       expect(listed.text).not.toContain(secretKey);
-      // Keys made elsewhere (bootstrap, CLI) are listed with the mask only.
-      expect(listed.body.data.some((key: any) => key.last4 === undefined && key.maskedKey === '••••••••')).toBe(true);
+      // Keys made elsewhere (bootstrap, CLI) keep their last four too (issue #25), and never their whole value.
+      expect(listed.text).not.toContain(server.devKey);
+      const bootstrap = listed.body.data.find((key: any) => key.last4 === server.devKey.slice(-4));
+      expect(bootstrap).toMatchObject({ maskedKey: `••••••••${server.devKey.slice(-4)}` });
 
       expect((await asDashboard(server, viewer, 'POST', '/v1/dashboard/api-keys')).status).toBe(403);
       expect((await asDashboard(server, viewer, 'DELETE', `/v1/dashboard/api-keys/${keyId}`)).status).toBe(403);
@@ -337,7 +339,10 @@ describe('dashboard administration', () => {
     }
     const publicOps = operations.filter(({ operation }) => Array.isArray(operation.security) && operation.security.length === 0).map(({ method, path }) => `${method} ${path}`);
     expect(publicOps.sort()).toEqual(['get /v1/dashboard/setup', 'post /v1/dashboard/invites/accept', 'post /v1/dashboard/login', 'post /v1/dashboard/setup']);
-    for (const { path, method, operation } of operations.filter(({ method, path }) => !publicOps.includes(`${method} ${path}`))) {
+    // The overview serves API keys too (issue #25: "an API route"): it keeps the document's default security.
+    const apiKeysToo = ['get /v1/dashboard/overview'];
+    expect(document.paths['/v1/dashboard/overview'].get.security).toBeUndefined();
+    for (const { path, method, operation } of operations.filter(({ method, path }) => !publicOps.includes(`${method} ${path}`) && !apiKeysToo.includes(`${method} ${path}`))) {
       expect(operation.security, `${method} ${path}`).toEqual([{ DashboardSession: [] }]);
     }
     // The retry and preview routes serve API keys too: they keep the document's default security.
