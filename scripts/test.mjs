@@ -41,7 +41,10 @@ let exitCode = run('npx', ['tsc', '--noEmit']) || run('npx', ['tsc', '--noEmit',
 if (exitCode !== 0) console.error('typecheck failed');
 
 /** Mode-dependent test folders, run a second time in scale-out mode. */
-const SCALEOUT_PATHS = ['test/http', 'test/sdk', 'test/worker', 'test/bench', 'test/scaleout', 'test/faults', 'test/realtime', 'test/dashboard'];
+const SCALEOUT_PATHS = [
+  'test/http', 'test/sdk', 'test/worker', 'test/bench', 'test/scaleout', 'test/faults', 'test/realtime', 'test/dashboard',
+  'test/crash', 'test/webhooks', 'test/observability', 'test/bridge', 'test/deploy', 'test/cli/shutdown.test.ts', 'test/cli/doctor.test.ts',
+];
 /** Scale-out-only tests, left out of the embedded phase. */
 const SCALEOUT_ONLY = ['test/faults/**', 'test/scaleout/**'];
 
