@@ -24,8 +24,12 @@ interface Counts { sqlStatements: number; redisCommands: number; redisRoundTrips
 /** Current figures (2026-11-25), per operation. */
 const BUDGET = {
   trigger: { sqlStatements: 2, redisCommands: 5 },
-  // Measured 7.9-8.1 Redis commands: the worker's blocking reads while idle vary with timing.
-  delivery: { sqlStatements: 9, redisCommands: 10 },
+  // Measured 7.9-8.1 Redis commands: the worker's blocking reads while idle vary with timing. SQL went from 9 to 14.6
+  // with the overview's counts (issue #25): a channel step's final save became a transaction (BEGIN, the guarded
+  // update, its execution detail, two count upserts, COMMIT) instead of one combined statement, plus the webhook
+  // outbox's "any endpoint?" read once a second per process. Folding the counts into the combined statement is the
+  // next step of issue #24.
+  delivery: { sqlStatements: 15, redisCommands: 10 },
   messagesPage: { sqlStatements: 3, redisCommands: 4 },
   notificationsPage: { sqlStatements: 3, redisCommands: 4 },
 };
