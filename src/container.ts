@@ -13,6 +13,7 @@ import { migrateToLatest } from './store/sql/migrate.js';
 import type { Database } from './store/sql/schema.js';
 import { SqlStore } from './store/sql/sql-store.js';
 import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
+import { EncryptedIdempotencyStore } from './store/encrypted-idempotency-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
 import { createDeliveryReportDirectory } from './providers/reports/directory.js';
@@ -136,7 +137,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     config,
     clock,
     store,
-    idempotency: remote?.idempotency ?? new SqlIdempotencyStore(db),
+    // Stored answers can hold secrets (webhook secrets, new API keys): encrypted at rest in either store.
+    idempotency: new EncryptedIdempotencyStore(remote?.idempotency ?? new SqlIdempotencyStore(db), secretBox),
     rateLimits: remote?.rateLimits ?? new SqlRateLimitStore(db, dialect),
     sessionSecret: secretBox.sessionSecret,
     logger,

@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { expectErrorBody } from '../helpers/shape.js';
+import { EncryptedIdempotencyStore } from '../../src/store/encrypted-idempotency-store.js';
 import { SqlIdempotencyStore } from '../../src/store/sql/idempotency-store.js';
 
 const DRIVER_TEXT = 'SQLITE_CORRUPT: secret-table-name near "select"';
@@ -87,7 +88,7 @@ describe('a database that is gone', () => {
     type Attempt = [string, string, { body?: unknown; key?: string | null; headers?: Record<string, string> }];
     // Idempotency keys live in the database in embedded mode, in Redis in scale-out mode.
     const idempotent: Attempt[] =
-      server.deps.idempotency instanceof SqlIdempotencyStore ? [['POST', '/test/echo', { body: { a: 1 }, headers: { 'idempotency-key': 'gone-1' } }]] : [];
+      (server.deps.idempotency instanceof EncryptedIdempotencyStore ? server.deps.idempotency.inner : server.deps.idempotency) instanceof SqlIdempotencyStore ? [['POST', '/test/echo', { body: { a: 1 }, headers: { 'idempotency-key': 'gone-1' } }]] : [];
     const requests: Attempt[] = [
       ...idempotent,
       // An API key not yet cached must be looked up in the store.

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { startTestServer, type TestServer, type TestResponse } from '../helpers/test-server.js';
 import { expectErrorBody } from '../helpers/shape.js';
 import type { Deps } from '../../src/usecases/deps.js';
+import { EncryptedIdempotencyStore } from '../../src/store/encrypted-idempotency-store.js';
 import { SqlIdempotencyStore } from '../../src/store/sql/idempotency-store.js';
 
 /**
@@ -67,7 +68,15 @@ function probeRoutes(probe: Probe) {
  * (its own contract tests cover it): storage assertions are then skipped and only the HTTP ones run.
  */
 function sqlBacked(server: TestServer): boolean {
-  return server.deps.idempotency instanceof SqlIdempotencyStore;
+  const store = server.deps.idempotency;
+  return (store instanceof EncryptedIdempotencyStore ? store.inner : store) instanceof SqlIdempotencyStore;
+}
+
+/** A stored answer body: encrypted at rest (it may hold secrets), never the plain text. */
+function openedBody(server: TestServer, stored: string | null | undefined): string | undefined {
+  if (!stored) return undefined;
+  expect(stored.startsWith('enc:v1:')).toBe(true);
+  return server.container.secretBox.decrypt(stored.slice('enc:'.length));
 }
 
 async function storedKey(server: TestServer, environmentId: string, key: string) {
@@ -115,7 +124,9 @@ describe('Idempotency-Key', () => {
 
     if (sqlBacked(server)) {
       const row = await storedKey(server, server.devEnvironmentId, 'key-replay');
-      expect(row).toMatchObject({ method: 'POST', path: '/test/things', state: 'done', response_status: 201, response_body: first.text });
+      expect(row).toMatchObject({ method: 'POST', path: '/test/things', state: 'done', response_status: 201 });
+      expect(row!.response_body).not.toBe(first.text);
+      expect(openedBody(server, row!.response_body)).toBe(first.text);
       expect(row!.expires_at).toBe(new Date(now + server.config.idempotencyTtlSeconds * 1000).toISOString());
     }
   });
@@ -147,7 +158,7 @@ describe('Idempotency-Key', () => {
     expect(prod.status).toBe(201);
     expect(prod.headers.get('idempotency-replay')).toBeNull();
     expect(prod.body.data.name).toBe('prod');
-    if (sqlBacked(server)) expect((await storedKey(server, server.prodEnvironmentId, 'key-scope'))!.response_body).toBe(prod.text);
+    if (sqlBacked(server)) expect(openedBody(server, (await storedKey(server, server.prodEnvironmentId, 'key-scope'))!.response_body)).toBe(prod.text);
   });
 
   it('answers 409 with Retry-After: 1 while the first request runs, then replays its answer', async () => {
@@ -253,7 +264,7 @@ describe('Idempotency-Key', () => {
     const after = await post('/test/things', 'key-expiry', { name: 'after' });
     expect(after.status).toBe(201);
     expect(after.headers.get('idempotency-replay')).toBeNull();
-    expect((await storedKey(server, server.devEnvironmentId, 'key-expiry'))!.response_body).toBe(after.text);
+    expect(openedBody(server, (await storedKey(server, server.devEnvironmentId, 'key-expiry'))!.response_body)).toBe(after.text);
   });
 
   it('with the real POST /v2/subscribers route when it exists: one subscriber, replayed answer', async (context) => {

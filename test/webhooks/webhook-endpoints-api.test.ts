@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { scaleoutModeRequested } from '../helpers/databases.js';
+import type { EncryptedIdempotencyStore } from '../../src/store/encrypted-idempotency-store.js';
 import { expectErrorBody } from '../helpers/shape.js';
 import { asDashboard, createDashboardUser, signIn, type DashboardSignIn } from '../helpers/dashboard.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -68,6 +70,31 @@ describe('POST /v2/webhooks/endpoints and reads', () => {
     const row = await server.container.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', data._id).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(data.secret.slice(6));
     expect(JSON.stringify(row)).not.toContain('t0k3n');
+  });
+
+  it('an Idempotency-Key replays the created endpoint with its secret, which is stored encrypted, never in plain text', async () => {
+    const body = { url: `${receiver.url}/idempotent`, description: 'idempotent' };
+    const first = await server.request('POST', '/v2/webhooks/endpoints', { body, headers: { 'idempotency-key': 'webhook-create-1' } });
+    expect(first.status, first.text).toBe(201);
+    const again = await server.request('POST', '/v2/webhooks/endpoints', { body, headers: { 'idempotency-key': 'webhook-create-1' } });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replay')).toBe('true');
+    expect(again.body.data).toEqual(first.body.data);
+    const listed = await server.request('GET', '/v2/webhooks/endpoints');
+    expect(listed.body.data.filter((endpoint: any) => endpoint.description === 'idempotent')).toHaveLength(1);
+    const secret = first.body.data.secret as string;
+    if (!scaleoutModeRequested()) {
+      const row = await server.container.db.selectFrom('idempotency_keys').selectAll().where('key', '=', 'webhook-create-1').executeTakeFirstOrThrow();
+      expect(row.response_body).not.toContain(secret);
+      expect(row.response_body!.startsWith('enc:v1:')).toBe(true);
+    } else {
+      // Redis: the key's stored value, read raw through the store's own client.
+      const inner = (server.deps.idempotency as EncryptedIdempotencyStore).inner as any;
+      const redisKey = inner.keyOf(server.devEnvironmentId, 'webhook-create-1');
+      const raw = (await inner.redis.type(redisKey)) === 'hash' ? JSON.stringify(await inner.redis.hgetall(redisKey)) : String(await inner.redis.get(redisKey));
+      expect(raw).toContain('enc:v1:');
+      expect(raw).not.toContain(secret);
+    }
   });
 
   it('lists the event types', async () => {
