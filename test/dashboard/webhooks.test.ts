@@ -46,7 +46,7 @@ run('the Webhooks page in the browser', () => {
     await page.locator('input[type=email]').fill(ADMIN.email);
     await page.locator('input[type=password]').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Create administrator' }).click();
-    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
   }, 180_000);
 
   afterAll(async () => {
