@@ -111,7 +111,7 @@ run('the Webhooks page in the browser', () => {
     await viewerPage.locator('input[type=email]').fill(VIEWER.email);
     await viewerPage.locator('input[type=password]').fill(VIEWER.password);
     await viewerPage.getByRole('button', { name: 'Create account' }).click();
-    await viewerPage.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    await viewerPage.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 
     await nav(viewerPage, 'Webhooks');
     await viewerPage.getByRole('link', { name: `${receiver.url}/dash` }).waitFor();
