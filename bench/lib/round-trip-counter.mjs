@@ -8,7 +8,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(new URL('../../package.json', import.meta.url));
-const counts = { sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 };
+const counts = { sqlStatements: 0, sqlCommits: 0, redisCommands: 0, redisRoundTrips: 0 };
+const inTransaction = new WeakSet();
+
+// PostgreSQL commits (what bounds its write rate: each waits for its WAL flush): explicit COMMITs, and writes sent
+// outside a transaction (autocommitted). Counted for `npm run bench:scaling`.
+function countCommit(client, query) {
+  const text = typeof query === 'string' ? query : query?.text;
+  if (typeof text !== 'string') return;
+  if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction.add(client);
+  else if (/^\s*(commit|end)\b/i.test(text)) { inTransaction.delete(client); counts.sqlCommits += 1; }
+  else if (/^\s*rollback\b/i.test(text)) inTransaction.delete(client);
+  else if (!inTransaction.has(client) && /^\s*(insert|update|delete|with|merge)\b/i.test(text)) counts.sqlCommits += 1;
+}
 
 function wrap(prototype, name, count) {
   const original = prototype?.[name];
@@ -21,7 +33,10 @@ function wrap(prototype, name, count) {
 
 try {
   const pg = require('pg');
-  wrap(pg.Client.prototype, 'query', () => (counts.sqlStatements += 1));
+  wrap(pg.Client.prototype, 'query', (client, [query]) => {
+    counts.sqlStatements += 1;
+    countCommit(client, query);
+  });
 } catch { /* not installed: nothing to count */ }
 
 try {
