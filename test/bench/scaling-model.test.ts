@@ -26,7 +26,8 @@ describe('scaling model', () => {
 
   it('names the machine count where a shared tier takes over', () => {
     expect(saturationPoint(costs, capacity)).toEqual({ machines: 8, limitedBy: 'postgresCpu' });
-    expect(saturationPoint({ ...costs, redisCpuMs: 2 }, capacity)).toEqual({ machines: 2, limitedBy: 'redisCpu' });
+    expect(saturationPoint({ ...costs, redisCpuMs: 1.25 }, capacity)).toEqual({ machines: 2, limitedBy: 'redisCpu' });
+    expect(saturationPoint({ ...costs, redisCpuMs: 2 }, capacity)).toEqual({ machines: 1, limitedBy: 'redisCpu' });
   });
 
   it('leaves out a tier an operation does not use, and refuses nonsense', () => {
