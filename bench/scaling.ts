@@ -27,8 +27,9 @@ import { projectThroughput, saturationPoint, type Capacity, type OperationCosts,
  * last reading) of the API processes, the workers, the PostgreSQL backends serving them (found in pg_stat_activity by
  * the application name the processes are given through PGAPPNAME) and redis-server, and the SQL statements, PostgreSQL
  * commits and Redis commands the Herald processes made (bench/lib/round-trip-counter.mjs).
- * The projection (bench/lib/scaling-model.ts) uses the per-operation costs of the largest configuration with the
- * ceilings measured here: PostgreSQL commits/s from a pgbench run of one-row INSERT transactions (8 clients) on this
+ * The projection (bench/lib/scaling-model.ts) uses the per-operation costs of the first configuration (1 API + 1 worker,
+ * what each Herald machine would run) with the ceilings measured here: PostgreSQL commits/s from a pgbench run of one-row
+ * INSERT transactions (16 clients) on this
  * machine's PostgreSQL, and Redis commands/s from redis-benchmark against the private Redis.
  *
  *   npm run bench:scaling -- [--configs 1x1,1x2,2x1,2x2] [--duration 5] [--machines 1,2,4,8,16] [--cores-per-machine 2]
@@ -326,7 +327,7 @@ async function runConfig(config: Config, options: Options, admin: pg.Client): Pr
 
 // ---- Ceilings of the shared tiers -------------------------------------------------------------------------------
 
-/** Commits/s of one-row INSERT transactions from 8 pgbench clients, on this machine's PostgreSQL (fsync as configured). */
+/** Commits/s of one-row INSERT transactions from 16 pgbench clients, on this machine's PostgreSQL (fsync as configured). */
 async function postgresCommitCeiling(admin: pg.Client, seconds: number): Promise<{ commitsPerSecond: number; settings: Record<string, string> }> {
   const table = `bench_commit_probe_${process.pid}`;
   const settings: Record<string, string> = {};
@@ -337,7 +338,7 @@ async function postgresCommitCeiling(admin: pg.Client, seconds: number): Promise
     const script = join(dir, 'insert.sql');
     writeFileSync(script, `insert into ${table} (v) values ('herald bench commit probe');\n`);
     const url = new URL(TEST_POSTGRES_URL);
-    const { stdout } = await execFileAsync('pgbench', ['-n', '-h', url.hostname, '-p', url.port || '5432', '-U', url.username, '-c', '8', '-j', '2', '-T', String(seconds), '-f', script, url.pathname.slice(1)]);
+    const { stdout } = await execFileAsync('pgbench', ['-n', '-h', url.hostname, '-p', url.port || '5432', '-U', url.username, '-c', '16', '-j', '2', '-T', String(seconds), '-f', script, url.pathname.slice(1)]);
     const tps = /tps = ([\d.]+)/.exec(stdout);
     if (!tps) throw new Error(`pgbench printed no tps:\n${stdout}`);
     return { commitsPerSecond: Math.round(Number(tps[1])), settings };
@@ -393,7 +394,7 @@ async function main(): Promise<void> {
         // The ceilings once, on the last configuration's private Redis.
         if (index === options.configs.length - 1) {
           ceilings = { postgres: await postgresCommitCeiling(admin, options.duration), redis: await redisCommandCeiling(run.redisPort) };
-          log(`ceilings: PostgreSQL ${ceilings.postgres.commitsPerSecond} commits/s (pgbench, 8 clients, ${JSON.stringify(ceilings.postgres.settings)}); Redis ${JSON.stringify(ceilings.redis)} commands/s (redis-benchmark, 50 clients)`);
+          log(`ceilings: PostgreSQL ${ceilings.postgres.commitsPerSecond} commits/s (pgbench, 16 clients, ${JSON.stringify(ceilings.postgres.settings)}); Redis ${JSON.stringify(ceilings.redis)} commands/s (redis-benchmark, 50 clients)`);
         }
       } finally {
         await run.processes.close();
@@ -413,7 +414,9 @@ async function main(): Promise<void> {
     const l = r.listCosts.cpuMsPerOperation;
     lines.push(`| ${r.apis} × ${r.workers} | ${r.triggers.acceptedPerSecond} | ${r.triggers.deliveriesPerSecond} | ${r.list.requestsPerSecond} (${r.list.p99}) | ${r.busyCores} | ${c.api} / ${c.worker} / ${c.postgres} / ${c.redis} | ${t.sqlStatements} / ${t.sqlCommits} / ${t.redisCommands} | ${l.api} / ${l.postgres} / ${l.redis} |`);
   }
-  const basis = results.at(-1)!;
+  // Each Herald machine runs one API and one worker: the first configuration's costs (1 × 1 by default) are one
+  // machine's, measured with the fewest processes competing for this machine's cores.
+  const basis = results[0]!;
   const capacity: Capacity | undefined = ceilings && {
     coresPerMachine: options.coresPerMachine,
     postgresCores: options.postgresCores,
