@@ -42,12 +42,12 @@ describe('bench clone seeding', () => {
     expect(workflow.status).toBe(201);
     const to = Array.from({ length: SUBSCRIBERS }, (_, i) => `seed-subscriber-${i}`);
     expect((await server.request('POST', '/v1/events/trigger', { body: { name: 'seed-test', to, payload: { n: 1 } } })).status).toBe(201);
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     while ((await server.request('GET', '/v1/messages?limit=1')).body.totalCount < SUBSCRIBERS) {
       if (Date.now() > deadline) throw new Error('the template messages were not delivered');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await server.waitForIdle();
+    await server.waitForIdle({ timeoutMs: 60_000 });
     realMessage = (await server.request('GET', '/v1/messages?subscriberId=seed-subscriber-3&limit=10')).body.data[0];
     realNotification = (await server.request('GET', '/v1/notifications?limit=10')).body.data[0];
 
@@ -58,7 +58,7 @@ describe('bench clone seeding', () => {
     // In two steps, as the bench grows a data set from one size to the next.
     state = await growClones(connection, state, 400, { rowsPerBatch: 100 });
     state = await growClones(connection, state, TARGET, { rowsPerBatch: 250 });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await connection?.close();
     await server?.close();
