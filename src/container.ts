@@ -14,6 +14,8 @@ import type { Database } from './store/sql/schema.js';
 import { SqlStore } from './store/sql/sql-store.js';
 import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { EncryptedIdempotencyStore } from './store/encrypted-idempotency-store.js';
+import { WorkflowCache } from './store/sql/workflow-cache.js';
+import { LocalRateLimitStore } from './store/local-rate-limit-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
 import { createDeliveryReportDirectory } from './providers/reports/directory.js';
@@ -118,7 +120,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.
   let presenceTrusted = () => true;
   const webhookPresence = new WebhookPresence(config.webhooks.presenceCacheMs, () => presenceTrusted());
-  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence });
+  // Embedded, this process makes every workflow write, so it may keep what it read (see WorkflowCache).
+  const workflowCache = dialect === 'sqlite' ? new WorkflowCache() : undefined;
+  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence, workflowCache });
   const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;
   const queue: JobQueue =
     remote?.queue ??
@@ -139,7 +143,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     store,
     // Stored answers can hold secrets (webhook secrets, new API keys): encrypted at rest in either store.
     idempotency: new EncryptedIdempotencyStore(remote?.idempotency ?? new SqlIdempotencyStore(db), secretBox),
-    rateLimits: remote?.rateLimits ?? new SqlRateLimitStore(db, dialect),
+    // Embedded (SQLite, no Redis) there is one server process: its own memory holds the counts.
+    rateLimits: remote?.rateLimits ?? (dialect === 'sqlite' ? new LocalRateLimitStore() : new SqlRateLimitStore(db, dialect)),
     sessionSecret: secretBox.sessionSecret,
     logger,
     providers,

@@ -7,6 +7,8 @@ import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 import { announceKeys, announceStart } from './first-start.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 import { openEmbeddedDataDir } from './store/sqlite/open-data-dir.js';
+import { SqlQueue } from './queue/sql-queue.js';
+import type { JobQueue } from './queue/ports.js';
 
 /**
  * Embedded mode: API and worker in one process over the SQLite file and the durable in-process queue.
@@ -35,6 +37,7 @@ export async function startServer(
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
   await announceStart(deps, config, boot, url);
+  shareCpuWithApi(app, deps.queue, config);
   const worker = createWorker(deps, options.worker);
   await worker.start();
   lifecycle.ready();
@@ -51,4 +54,21 @@ export async function startServer(
       dataDir?.release();
     })());
   return { app, container, worker, url, stop };
+}
+
+/** The API counts as serving while a request arrived within this window. */
+const SERVING_WINDOW_MS = 20;
+
+/**
+ * One process runs both: during a burst of requests the worker runs fewer jobs at once (config
+ * `worker.concurrencyWhileServing`), so the API keeps its CPU; the jobs wait as durable rows and run once it ends.
+ */
+function shareCpuWithApi(app: FastifyInstance, queue: JobQueue, config: Config): void {
+  const concurrency = config.worker.concurrencyWhileServing;
+  if (!(queue instanceof SqlQueue) || concurrency === 0) return;
+  let lastRequestAt = -Infinity;
+  app.server.on('request', () => {
+    lastRequestAt = performance.now();
+  });
+  queue.shareWith(() => performance.now() - lastRequestAt < SERVING_WINDOW_MS, concurrency);
 }

@@ -47,6 +47,8 @@ export class SqlQueue implements JobQueue {
   private pumpAgain = false;
   private wakeScheduled = false;
   private closing?: Promise<void>;
+  private serving?: () => boolean;
+  private concurrencyWhileServing = Infinity;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -107,7 +109,21 @@ export class SqlQueue implements JobQueue {
   }
 
   private hasFreeSlot(): boolean {
-    return this.handler !== undefined && !this.closing && this.running.size + this.reserved < this.concurrency;
+    return this.handler !== undefined && !this.closing && this.running.size + this.reserved < this.slots();
+  }
+
+  /**
+   * Embedded, the API and the worker share one process's CPU. While `serving()` says the API is answering requests,
+   * at most `concurrency` jobs run (at least one: the queue is never starved); the rest wait as rows, claimed in
+   * batches once the burst ends. Jobs ending re-check this, and so does the poll.
+   */
+  shareWith(serving: () => boolean, concurrency: number): void {
+    this.serving = serving;
+    this.concurrencyWhileServing = Math.max(1, concurrency);
+  }
+
+  private slots(): number {
+    return this.serving?.() ? Math.min(this.concurrency, this.concurrencyWhileServing) : this.concurrency;
   }
 
   async start(handler: JobHandler, options: { concurrency: number }): Promise<void> {
@@ -212,7 +228,7 @@ export class SqlQueue implements JobQueue {
         do {
           this.pumpAgain = false;
           while (this.hasFreeSlot()) {
-            const rows = await this.claim(this.concurrency - this.running.size - this.reserved);
+            const rows = await this.claim(this.slots() - this.running.size - this.reserved);
             for (const row of rows) this.track(row);
             if (rows.length === 0) break;
           }

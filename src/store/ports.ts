@@ -92,7 +92,8 @@ export interface SubscriberListFilter {
 }
 
 export interface SubscriberRepository {
-  create(subscriber: Subscriber): Promise<void>;
+  /** Returns the record as `get` would now read it, when the store can tell without reading it (else undefined). */
+  create(subscriber: Subscriber): Promise<Subscriber | undefined>;
   get(environmentId: string, id: string): Promise<Subscriber | undefined>;
   /** By the external subscriberId; non-deleted only. */
   findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined>;

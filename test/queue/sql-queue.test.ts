@@ -145,4 +145,30 @@ describe('SqlQueue', () => {
     await queue.close();
     expect(finished).toBe(true);
   });
+
+  it('runs at most the shared concurrency while the API is serving, and all of it again once it stops', async () => {
+    const queue = makeQueue();
+    let serving = true;
+    queue.shareWith(() => serving, 2);
+    let running = 0;
+    let most = 0;
+    const gates: Array<() => void> = [];
+    await queue.start(async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+    }, { concurrency: 6 });
+    for (let i = 0; i < 6; i++) await queue.enqueue('work', { i });
+    await until(() => running === 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(most).toBe(2);
+    // The burst is over: the next job to end (or the poll) fills every slot.
+    serving = false;
+    gates.shift()!();
+    await until(() => running === 5);
+    expect(most).toBe(5);
+    while (gates.length > 0) gates.shift()!();
+    await until(async () => (await rows()).length === 0);
+  });
 });

@@ -8,6 +8,7 @@ import { SqlSubscriberRepository } from './subscriber-repository.js';
 import { SqlMessageRepository } from './message-repository.js';
 import { SqlNotificationRepository } from './notification-repository.js';
 import { SqlJobRepository } from './job-repository.js';
+import type { WorkflowCache } from './workflow-cache.js';
 import { SqlWorkflowRepository } from './workflow-repository.js';
 import { SqlTopicRepository } from './topic-repository.js';
 import { SqlTriggerRepository } from './trigger-repository.js';
@@ -34,6 +35,8 @@ export interface SqlStoreOptions {
   clock?: Clock;
   /** The per-process cache of which environments have webhook endpoints; one is made when absent. */
   webhookPresence?: WebhookPresence;
+  /** Workflow documents kept by this process; only where it sees every write (see WorkflowCache). */
+  workflowCache?: WorkflowCache;
 }
 
 /**
@@ -70,7 +73,7 @@ export class SqlStore implements Store {
     this.messages = new SqlMessageRepository(db, options);
     this.notifications = new SqlNotificationRepository(db, options);
     this.jobs = new SqlJobRepository(db, options);
-    this.workflows = new SqlWorkflowRepository(db, options);
+    this.workflows = new SqlWorkflowRepository(db, options, inTransaction);
     this.topics = new SqlTopicRepository(db, options);
     this.triggers = new SqlTriggerRepository(db, options);
     this.dashboard = new SqlDashboardRepository(db);

@@ -18,11 +18,14 @@ export class SqlSubscriberRepository implements SubscriberRepository {
   ) {}
 
   /** Throws ConflictError when a non-deleted subscriber of the environment already has this subscriberId. */
-  async create(subscriber: Subscriber): Promise<void> {
-    const result = await insertSubscriber.execute(this.db, this.options.dialect, [toRow(subscriber)]);
+  async create(subscriber: Subscriber): Promise<Subscriber | undefined> {
+    const row = toRow(subscriber);
+    const result = await insertSubscriber.execute(this.db, this.options.dialect, [row]);
     if (Number(result.numAffectedRows ?? 0n) === 0) {
       throw new ConflictError(`Subscriber with subscriberId ${subscriber.subscriberId} already exists`);
     }
+    // The row as `get` reads it back, unless a text column was given another type (the database would convert it).
+    return TEXT_COLUMNS.every((column) => row[column] === null || typeof row[column] === 'string') ? toSubscriber(row) : undefined;
   }
 
   async get(environmentId: string, id: string): Promise<Subscriber | undefined> {
@@ -160,6 +163,8 @@ export function containsPattern(text: string): string {
 export function* chunks<T>(items: T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
+
+const TEXT_COLUMNS = ['subscriber_id', 'first_name', 'last_name', 'email', 'phone', 'avatar', 'locale', 'timezone', 'last_online_at', 'created_at', 'updated_at'] as const;
 
 function toRow(subscriber: Subscriber): SubscriberRow {
   return {

@@ -17,6 +17,7 @@ export class SqlWorkflowRepository implements WorkflowRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
+    private readonly inTransaction = false,
   ) {}
 
   /** Throws ConflictError when a non-deleted workflow of the environment already has this workflowId. */
@@ -26,12 +27,21 @@ export class SqlWorkflowRepository implements WorkflowRepository {
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateWorkflowId(workflow.workflowId);
       throw error;
+    } finally {
+      // After the write: a read that began before it (older answer) can no longer be kept.
+      this.options.workflowCache?.forget(workflow._environmentId);
     }
   }
 
   async get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined> {
+    // Not inside a transaction: it may read its own writes, which could still roll back.
+    const cache = this.inTransaction ? undefined : this.options.workflowCache;
+    const cached = cache?.get(environmentId, idOrWorkflowId);
+    if (cached !== undefined) return cached === null ? undefined : fromJson<Workflow>(cached, {} as Workflow);
+    const generation = cache?.generation(environmentId);
     const lookup = isRecordId(idOrWorkflowId) ? workflowByIdOrWorkflowId : workflowByWorkflowId;
     const [row] = (await lookup.execute(this.db, this.options.dialect, { environmentId, key: idOrWorkflowId })).rows;
+    if (cache) cache.remember(environmentId, idOrWorkflowId, row ? row.document : null, generation!);
     return row && toWorkflow(row);
   }
 
@@ -67,6 +77,8 @@ export class SqlWorkflowRepository implements WorkflowRepository {
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateWorkflowId(workflow.workflowId);
       throw error;
+    } finally {
+      this.options.workflowCache?.forget(workflow._environmentId);
     }
   }
 }

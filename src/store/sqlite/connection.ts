@@ -27,12 +27,23 @@ export function openSqlite(dataDir: string, fileName = 'herald.sqlite'): Kysely<
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
+  sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   cachePreparedStatements(sqlite);
   return new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite) });
 }
 
 /** SQLite's own ceiling in this build (SQLITE_MAX_MMAP_SIZE); a larger file is read past it with system calls. */
 export const SQLITE_MMAP_BYTES = 0x7fff0000;
+
+/**
+ * Pages the WAL may hold before a commit copies them into the database file (SQLite's default is 1,000). A trigger with
+ * its delivery rewrites the same hot pages (the tails of id-ordered indexes, counters, the queue) many times over;
+ * each checkpoint copies a page once however often it changed since the last, so checkpointing a tenth as often copies
+ * far fewer pages: CPU per trigger with its delivery -10 to -15 % (`node --import tsx bench/profile-triggers.ts`,
+ * BENCHMARKS.md, issue 24). The WAL file grows to about 40 MB (10,000 pages of 4 KB) and stays that size; durability
+ * is unchanged (a crash replays the WAL).
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 const STATEMENT_CACHE_SIZE = 500;
 

@@ -184,7 +184,7 @@ async function createEvent(
   if (jobs.length === 0) return { followUps: [] };
   return {
     followUps: [{ environmentId: env, jobId: jobs[0]._id, dedupeKey: dedupeKeys.step(jobs[0]._id) }],
-    loaded: { job: jobs[0], event: { ...event, jobs }, workflow, subscriber: recipient.asStored ? subscriber : undefined, actor: request.actor },
+    loaded: { job: jobs[0], event: { ...event, jobs }, workflow, subscriber: recipient.asStored ? subscriber : recipient.stored, actor: request.actor },
   };
 }
 

@@ -13,6 +13,8 @@ export interface Recipient {
    * first step may use it instead of reading it again.
    */
   asStored: boolean;
+  /** When `subscriber` is not as stored: the record as the store now returns it, if known without reading it. */
+  stored?: Subscriber;
   to: Record<string, unknown>;
   topics: Array<{ _topicId: string; topicKey: string }>;
 }
@@ -31,13 +33,13 @@ export async function resolveRecipients(deps: Deps, trigger: TriggerRecord): Pro
   const request = trigger.request as TriggerRequest;
   const env = trigger.environmentId;
   const byId = new Map<string, Recipient>();
-  const add = (subscriber: Subscriber, to: Record<string, unknown>, topic?: { _topicId: string; topicKey: string }, asStored = true) => {
+  const add = (subscriber: Subscriber, to: Record<string, unknown>, topic?: { _topicId: string; topicKey: string }, asStored = true, stored?: Subscriber) => {
     const existing = byId.get(subscriber.subscriberId);
     if (existing) {
       if (topic && !existing.topics.some((t) => t._topicId === topic._topicId)) existing.topics.push(topic);
       return;
     }
-    byId.set(subscriber.subscriberId, { subscriber, asStored, to, topics: topic ? [topic] : [] });
+    byId.set(subscriber.subscriberId, { subscriber, asStored, ...(stored ? { stored } : {}), to, topics: topic ? [topic] : [] });
   };
 
   if (request.broadcast) {
@@ -56,14 +58,14 @@ export async function resolveRecipients(deps: Deps, trigger: TriggerRecord): Pro
   const entries: TriggerRecipient[] = Array.isArray(request.to) ? request.to : request.to === undefined ? [] : [request.to];
   for (const entry of entries) {
     if (typeof entry === 'string') {
-      const { subscriber, asStored } = await upsertSubscriber(deps, trigger, { subscriberId: entry });
-      add(subscriber, { subscriberId: entry }, undefined, asStored);
+      const { subscriber, asStored, stored } = await upsertSubscriber(deps, trigger, { subscriberId: entry });
+      add(subscriber, { subscriberId: entry }, undefined, asStored, stored);
     } else if ('type' in entry && entry.type === 'Topic') {
       await addTopicSubscribers(deps, env, entry as { topicKey: string; exclude?: string[] }, add);
     } else {
       const definition = entry as { subscriberId: string } & Record<string, unknown>;
-      const { subscriber, asStored } = await upsertSubscriber(deps, trigger, definition);
-      add(subscriber, { ...definition }, undefined, asStored);
+      const { subscriber, asStored, stored } = await upsertSubscriber(deps, trigger, definition);
+      add(subscriber, { ...definition }, undefined, asStored, stored);
     }
   }
   return [...byId.values()];
@@ -94,13 +96,14 @@ async function addTopicSubscribers(
 
 /**
  * Finds the subscriber, creating it when unknown and updating the profile fields the definition carries. `asStored`
- * is false for a record built here (created or updated), which may differ from what the store returns (nulls).
+ * is false for a record built here (created or updated), which may differ from what the store returns (nulls);
+ * `stored` is then what the store returns for a created one, when it can tell without a read.
  */
 async function upsertSubscriber(
   deps: Deps,
   trigger: TriggerRecord,
   definition: { subscriberId: string } & Record<string, unknown>,
-): Promise<{ subscriber: Subscriber; asStored: boolean }> {
+): Promise<{ subscriber: Subscriber; asStored: boolean; stored?: Subscriber }> {
   const env = trigger.environmentId;
   const existing = await deps.store.subscribers.findBySubscriberId(env, definition.subscriberId);
   const changes = profileChanges(definition);
@@ -127,8 +130,8 @@ async function upsertSubscriber(
     ...changes,
   };
   try {
-    await deps.store.subscribers.create(created);
-    return { subscriber: created, asStored: false };
+    const stored = await deps.store.subscribers.create(created);
+    return { subscriber: created, asStored: false, stored };
   } catch (error) {
     // Another trigger created the same subscriberId a moment ago: use that one.
     const raced = await deps.store.subscribers.findBySubscriberId(env, definition.subscriberId);

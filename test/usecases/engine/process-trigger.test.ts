@@ -156,8 +156,16 @@ describe('processTrigger: the subscriber handed to the first step', () => {
     expect((await loadedFor({ subscriberId: dora.subscriberId, firstName: 'Dora' })).subscriber).toEqual(stored);
   });
 
-  it('is left out (the step reads the subscriber) when the trigger created it or changed its profile', async () => {
-    expect((await loadedFor('handoff-new')).subscriber).toBeUndefined();
+  it('is the record as the store reads it back when the trigger created it', async () => {
+    for (const to of ['handoff-new', { subscriberId: 'handoff-new-profile', firstName: 'Fay', data: { plan: 'pro', n: 1 } }]) {
+      const handed = (await loadedFor(to)).subscriber;
+      const subscriberId = typeof to === 'string' ? to : to.subscriberId;
+      // Byte for byte: the step renders and stores from it as it would from a read.
+      expect(JSON.stringify(handed)).toBe(JSON.stringify(await server.deps.store.subscribers.findBySubscriberId(scope.environmentId, subscriberId)));
+    }
+  });
+
+  it('is left out (the step reads the subscriber) when the trigger changed its profile', async () => {
     const erin = await insertSubscriber(server.deps.store, scope, { firstName: 'Erin' });
     expect((await loadedFor({ subscriberId: erin.subscriberId, firstName: 'Erinn' })).subscriber).toBeUndefined();
   });

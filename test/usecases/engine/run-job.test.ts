@@ -38,9 +38,12 @@ describe('runJob: the subscriber of a first step run with the trigger', () => {
     expect(reads).toBe(0);
   });
 
-  it('reads back a subscriber the trigger created or changed', async () => {
+  it('uses the record the store returned for a subscriber the trigger created', async () => {
     expect(await greet({ subscriberId: 'bo', firstName: 'Bo' }, 'greet-created')).toBe('Hi Bo, no last name');
-    expect(reads).toBeGreaterThan(0);
+    expect(reads).toBe(0);
+  });
+
+  it('reads back a subscriber the trigger changed', async () => {
     expect(await greet({ subscriberId: 'ada', lastName: 'Lovelace' }, 'greet-changed')).toBe('Hi Ada, Lovelace');
     expect(reads).toBeGreaterThan(0);
   });

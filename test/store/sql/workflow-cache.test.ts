@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow } from '../../../src/domain/workflow.js';
+import { SecretBox } from '../../../src/store/secret-box.js';
+import { SqlStore } from '../../../src/store/sql/sql-store.js';
+import { WorkflowCache } from '../../../src/store/sql/workflow-cache.js';
+import { openTestSqlite, type TestSqlDatabase } from '../../helpers/databases.js';
+
+const ENV = 'eeeeeeeeeeeeeeeeeeeeeee1';
+
+function workflowOf(overrides: Partial<Workflow> = {}): Workflow {
+  return {
+    _id: '0000000000000000000000a1',
+    _environmentId: ENV,
+    _organizationId: 'oooooooooooooooooooooooo',
+    workflowId: 'order-shipped',
+    name: 'Order shipped',
+    description: '',
+    tags: [],
+    active: true,
+    draft: false,
+    critical: false,
+    severity: 'none',
+    preferenceSettings: {},
+    steps: [],
+    _notificationGroupId: 'cccccccccccccccccccccccc',
+    origin: 'novu-cloud',
+    _creatorId: 'creator',
+    deleted: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  } as Workflow;
+}
+
+describe('WorkflowCache', () => {
+  it('does not keep an answer read before a write that ended after the read began', () => {
+    const cache = new WorkflowCache();
+    const generation = cache.generation(ENV);
+    cache.forget(ENV);
+    cache.remember(ENV, 'order-shipped', '{"name":"old"}', generation);
+    expect(cache.get(ENV, 'order-shipped')).toBeUndefined();
+    cache.remember(ENV, 'order-shipped', '{"name":"new"}', cache.generation(ENV));
+    expect(cache.get(ENV, 'order-shipped')).toBe('{"name":"new"}');
+  });
+
+  it('forgets only the written environment, or every one', () => {
+    const cache = new WorkflowCache();
+    cache.remember(ENV, 'a', '1', cache.generation(ENV));
+    cache.remember('other', 'a', '2', cache.generation('other'));
+    cache.forget(ENV);
+    expect(cache.get(ENV, 'a')).toBeUndefined();
+    expect(cache.get('other', 'a')).toBe('2');
+    const before = cache.generation('other');
+    cache.forget();
+    expect(cache.get('other', 'a')).toBeUndefined();
+    cache.remember('other', 'a', '2', before);
+    expect(cache.get('other', 'a')).toBeUndefined();
+  });
+
+  it('answers nothing while untrusted', () => {
+    let trusted = true;
+    const cache = new WorkflowCache(10, () => trusted);
+    cache.remember(ENV, 'a', '1', cache.generation(ENV));
+    trusted = false;
+    expect(cache.get(ENV, 'a')).toBeUndefined();
+  });
+});
+
+describe('SqlWorkflowRepository with a WorkflowCache', () => {
+  let database: TestSqlDatabase;
+  let store: SqlStore;
+  beforeAll(async () => {
+    database = await openTestSqlite();
+    store = new SqlStore(database.db, { dialect: 'sqlite', secretBox: new SecretBox(randomBytes(32)), workflowCache: new WorkflowCache() });
+  });
+  afterAll(async () => database?.close());
+
+  const nameInTable = (name: string) => database.db.updateTable('workflows').set({ document: JSON.stringify(workflowOf({ name })) }).where('id', '=', workflowOf()._id).execute();
+
+  it('answers a repeated lookup from the cache, by workflowId and by _id, each caller with an object of its own', async () => {
+    await store.workflows.create(workflowOf());
+    const first = await store.workflows.get(ENV, 'order-shipped');
+    expect(first?.name).toBe('Order shipped');
+    await store.workflows.get(ENV, workflowOf()._id);
+    // Changed behind the repository's back: the kept answers still show the old document (they were not read again).
+    await nameInTable('changed behind its back');
+    first!.name = 'mutated by a caller';
+    expect((await store.workflows.get(ENV, 'order-shipped'))?.name).toBe('Order shipped');
+    expect((await store.workflows.get(ENV, workflowOf()._id))?.name).toBe('Order shipped');
+  });
+
+  it("forgets the environment's answers on every write through the repository, in a transaction or not", async () => {
+    await store.workflows.save(workflowOf({ name: 'Saved' }));
+    expect((await store.workflows.get(ENV, 'order-shipped'))?.name).toBe('Saved');
+    await store.transaction((tx) => tx.workflows.save(workflowOf({ name: 'Saved in a transaction', active: false })));
+    expect(await store.workflows.get(ENV, 'order-shipped')).toMatchObject({ name: 'Saved in a transaction', active: false });
+    await store.transaction((tx) => tx.workflows.save(workflowOf({ deleted: true })));
+    expect(await store.workflows.get(ENV, 'order-shipped')).toBeUndefined();
+  });
+
+  it('keeps "not found" until a workflow is created', async () => {
+    expect(await store.workflows.get(ENV, 'welcome')).toBeUndefined();
+    await store.workflows.create(workflowOf({ _id: '0000000000000000000000a2', workflowId: 'welcome', name: 'Welcome' }));
+    expect((await store.workflows.get(ENV, 'welcome'))?.name).toBe('Welcome');
+  });
+
+  it('does not keep what a rolled-back transaction wrote', async () => {
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.workflows.save(workflowOf({ _id: '0000000000000000000000a2', workflowId: 'welcome', name: 'Never committed' }));
+        expect((await tx.workflows.get(ENV, 'welcome'))?.name).toBe('Never committed');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await store.workflows.get(ENV, 'welcome'))?.name).toBe('Welcome');
+  });
+});
