@@ -81,3 +81,29 @@ for (const implementation of implementations) {
     });
   });
 }
+
+describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore', () => {
+  it('counts a hit in one Redis command and keeps the counter for two windows', async () => {
+    const redis = await openTestRedis();
+    try {
+      const store = new RedisRateLimitStore(redis.redis, redis.prefix);
+      const window = windowStart();
+      await store.hit(ENV_A, 'trigger', window, 60); // loads the script (EVALSHA, then EVAL on NOSCRIPT)
+      const sent: string[] = [];
+      const original = redis.redis.sendCommand.bind(redis.redis);
+      redis.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+        sent.push(command.name);
+        return (original as (...args: unknown[]) => unknown)(command, ...rest);
+      }) as typeof redis.redis.sendCommand;
+      expect(await store.hit(ENV_A, 'trigger', window, 60)).toBe(2);
+      expect(sent).toEqual(['evalsha']);
+      const ttl = await redis.redis.ttl(`${redis.prefix}:rl:${ENV_A}:trigger:${window}`);
+      expect(ttl).toBeGreaterThan(60);
+      expect(ttl).toBeLessThanOrEqual(120);
+      // A second store on the same connection (the API builds one per container) reuses the defined script.
+      expect(await new RedisRateLimitStore(redis.redis, redis.prefix).hit(ENV_A, 'trigger', window, 60)).toBe(3);
+    } finally {
+      await redis.close();
+    }
+  });
+});
