@@ -23,6 +23,8 @@ import type { JobQueue } from './queue/ports.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/ports.js';
 import { LocalRealtimeHub } from './realtime/local-hub.js';
 import { LocalKeyRevocations } from './store/local-key-revocations.js';
+import { WorkflowCache } from './store/sql/workflow-cache.js';
+import { workflowCacheListener } from './usecases/workflows/announce-workflows-changed.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
 import { forgetSubscriberTokens, parseSubscriberRevocation } from './usecases/auth/subscriber-tokens.js';
 import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
@@ -32,6 +34,9 @@ import { WebhookPresence } from './store/sql/webhook-repository.js';
 import { webhookPresenceListener } from './usecases/webhooks/announce-endpoints-changed.js';
 import type { Metrics, Tracing } from './observability/ports.js';
 import { noopMetrics, noopTracing } from './observability/noop.js';
+
+/** A backstop only: announcements drop cached workflows at once. */
+const WORKFLOW_CACHE_TTL_MS = 60_000;
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -118,8 +123,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.
   let presenceTrusted = () => true;
   const webhookPresence = new WebhookPresence(config.webhooks.presenceCacheMs, () => presenceTrusted());
-  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence });
   const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;
+  // Scale-out: workflows cached per process, dropped by announcements (trusted while this process hears them).
+  const workflowCache = remote ? new WorkflowCache(WORKFLOW_CACHE_TTL_MS, () => remote.keyRevocations.listening) : undefined;
+  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence, workflowCache });
   const queue: JobQueue =
     remote?.queue ??
     new SqlQueue(db, {
@@ -155,6 +162,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));
+  if (workflowCache) deps.keyRevocations.onRevoked(workflowCacheListener(workflowCache));
   presenceTrusted = () => deps.keyRevocations.listening;
   deps.subscriberRevocations.onRevoked((message) => forgetSubscriberTokens(deps, message === undefined ? undefined : parseSubscriberRevocation(message)?.subscriberRecordId));
   return {

@@ -19,6 +19,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { SqlBridgeRepository } from './bridge-repository.js';
 import { SqlRetentionRepository } from './retention-repository.js';
 import { SqlOverviewRepository } from './overview-repository.js';
+import type { WorkflowCache } from './workflow-cache.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -34,6 +35,8 @@ export interface SqlStoreOptions {
   clock?: Clock;
   /** The per-process cache of which environments have webhook endpoints; one is made when absent. */
   webhookPresence?: WebhookPresence;
+  /** Scale-out: the per-process cache of workflows by environment and id (none: every read goes to the database). */
+  workflowCache?: WorkflowCache;
 }
 
 /**
