@@ -102,6 +102,18 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore', ()
       expect(ttl).toBeLessThanOrEqual(120);
       // A second store on the same connection (the API builds one per container) reuses the defined script.
       expect(await new RedisRateLimitStore(redis.redis, redis.prefix).hit(ENV_A, 'trigger', window, 60)).toBe(3);
+      redis.redis.sendCommand = original;
+
+      // Concurrent hits: the first alone, those arriving meanwhile in one pipeline, each with its own count; also when
+      // Redis has forgotten the script (a restart, SCRIPT FLUSH).
+      await redis.redis.script('FLUSH');
+      let pipelines = 0;
+      const pipeline = redis.redis.pipeline.bind(redis.redis);
+      redis.redis.pipeline = ((...args: unknown[]) => (pipelines++, (pipeline as (...a: unknown[]) => unknown)(...args))) as typeof redis.redis.pipeline;
+      const other = windowStart(-600);
+      const counts = await Promise.all(Array.from({ length: 20 }, () => store.hit(ENV_B, 'trigger', other, 60)));
+      expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(pipelines).toBe(1);
     } finally {
       await redis.close();
     }
