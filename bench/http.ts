@@ -9,6 +9,7 @@ import { startHerald, freePort, type HeraldProcess } from '../test/helpers/heral
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { benchMode, positiveInteger, type BenchMode } from './lib/cli-options.js';
+import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
 
 /**
  * `npm run bench:http -- --mode embedded|scaleout` (issue 24): the independent measurement, reproduced.
@@ -80,6 +81,8 @@ interface Target {
   /** The process that answers HTTP, and (scale-out) the one that runs jobs. */
   api: ChildProcess;
   worker?: ChildProcess;
+  /** Scale-out: the Redis server's port (its CPU is measured with the processes'). */
+  redisPort?: number;
   counterDir: string;
   close(): Promise<void>;
 }
@@ -111,6 +114,7 @@ async function startTarget(options: Options): Promise<Target> {
     url: processes.apis[0]!.url,
     api: processes.apis[0]!.child,
     worker: processes.workers[0]!.child,
+    redisPort: Number(new URL(processes.env.REDIS_URL!).port),
     counterDir,
     async close() {
       await processes.close();
@@ -182,6 +186,10 @@ async function startBare(bodies: Record<string, Buffer>): Promise<{ url: string;
   return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill('SIGKILL') };
 }
 
+function mergeGroups(a: Record<string, number[]>, b: Record<string, number[]>): Record<string, number[]> {
+  return Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((name) => [name, [...new Set([...(a[name] ?? []), ...(b[name] ?? [])])]]));
+}
+
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
 async function main(): Promise<void> {
@@ -201,8 +209,14 @@ async function main(): Promise<void> {
     const processes = [target.api, ...(target.worker ? [target.worker] : [])];
     const countsBefore = await Promise.all(processes.map((child) => readCounts(target, child)));
     const messagesBefore = await inAppMessageCount(target, key);
+    // Scale-out: CPU of the API, the worker, their PostgreSQL backends and Redis over the triggers and their deliveries.
+    const cpuProcesses = { api: target.api.pid!, ...(target.worker ? { worker: target.worker.pid! } : {}) };
+    const cpuGroups = () => findGroups(cpuProcesses, 5432, target.redisPort ?? -1);
+    const groupsAtStart = target.worker ? cpuGroups() : undefined;
+    const cpuAtStart = groupsAtStart && readCpu(groupsAtStart);
     const loadStart = Date.now();
     const triggers = await load({ kind: 'trigger', url: target.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` }, workflowId: WORKFLOW, subscriberPrefix: `bench-${Date.now().toString(36)}` });
+    const cpuAfterLoad = groupsAtStart && readCpu(mergeGroups(groupsAtStart, cpuGroups()));
     const apiAfterLoad = await readCounts(target, target.api);
     const accepted = triggers.statusCounts['201'] ?? 0;
     log(`triggers: ${accepted} accepted in ${triggers.elapsedMs} ms (${Math.round(triggers.requestsPerSecond)}/s), other statuses ${JSON.stringify(triggers.statusCounts)}`);
@@ -211,6 +225,13 @@ async function main(): Promise<void> {
     const deliveriesPerSecond = (deliveredCount * 1000) / (delivered.at - loadStart);
     const countsAfter = await Promise.all(processes.map((child) => readCounts(target, child)));
     log(`deliveries: ${deliveredCount} in ${delivered.at - loadStart} ms (${Math.round(deliveriesPerSecond)}/s)`);
+    const cpuPerTrigger = groupsAtStart && cpuAtStart && cpuAfterLoad
+      ? {
+          duringTriggerLoad: cpuPerOperation(cpuAtStart, cpuAfterLoad, accepted),
+          triggerAndDelivery: cpuPerOperation(cpuAtStart, readCpu(mergeGroups(groupsAtStart, cpuGroups())), deliveredCount),
+        }
+      : undefined;
+    if (cpuPerTrigger) log(`CPU ms per trigger and its delivery: ${Object.entries(cpuPerTrigger.triggerAndDelivery).map(([name, cpu]) => `${name} ${cpu.msPerOperation}`).join(', ')}`);
     const roundTrips: Record<string, unknown> = options.mode === 'embedded'
       ? { triggerWithDelivery: perOperation(countsBefore[0]!, countsAfter[0]!, deliveredCount) }
       : { trigger: perOperation(countsBefore[0]!, apiAfterLoad, deliveredCount), delivery: perOperation(countsBefore[1]!, countsAfter[1]!, deliveredCount) };
@@ -267,6 +288,7 @@ async function main(): Promise<void> {
       deliveries: { delivered: deliveredCount, perSecond: Math.round(deliveriesPerSecond) },
       lists,
       roundTrips,
+      ...(cpuPerTrigger ? { cpuPerTrigger } : {}),
     };
     console.log(JSON.stringify(result, null, 2));
     const output = options.output ?? join(here, 'results', `http-${options.mode}.json`);

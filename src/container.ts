@@ -25,6 +25,7 @@ import type { JobQueue } from './queue/ports.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore } from './store/ports.js';
 import { LocalRealtimeHub } from './realtime/local-hub.js';
 import { LocalKeyRevocations } from './store/local-key-revocations.js';
+import { workflowCacheListener } from './usecases/workflows/announce-workflows-changed.js';
 import { forgetCachedApiKey } from './usecases/auth/authenticate-caller.js';
 import { forgetSubscriberTokens, parseSubscriberRevocation } from './usecases/auth/subscriber-tokens.js';
 import { socketIoKey, type RealtimeFanout } from './realtime/fanout.js';
@@ -34,6 +35,9 @@ import { WebhookPresence } from './store/sql/webhook-repository.js';
 import { webhookPresenceListener } from './usecases/webhooks/announce-endpoints-changed.js';
 import type { Metrics, Tracing } from './observability/ports.js';
 import { noopMetrics, noopTracing } from './observability/noop.js';
+
+/** A backstop only: announcements drop cached workflows at once. */
+const WORKFLOW_CACHE_TTL_MS = 60_000;
 
 /**
  * Builds the dependencies from config: the only place that picks implementations (SQLite or
@@ -120,10 +124,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.
   let presenceTrusted = () => true;
   const webhookPresence = new WebhookPresence(config.webhooks.presenceCacheMs, () => presenceTrusted());
-  // Embedded, this process makes every workflow write, so it may keep what it read (see WorkflowCache).
-  const workflowCache = dialect === 'sqlite' ? new WorkflowCache() : undefined;
-  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence, workflowCache });
   const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;
+  // Workflows cached per process (issue 24). Scale-out: dropped in every process by announcements, trusted while this
+  // process hears them. Embedded SQLite: this process makes every workflow write, so its own writes' drops suffice.
+  const workflowCache = remote
+    ? new WorkflowCache(WORKFLOW_CACHE_TTL_MS, () => remote.keyRevocations.listening)
+    : dialect === 'sqlite'
+      ? new WorkflowCache(WORKFLOW_CACHE_TTL_MS, () => true)
+      : undefined;
+  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence, workflowCache });
   const queue: JobQueue =
     remote?.queue ??
     new SqlQueue(db, {
@@ -160,6 +169,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));
+  if (workflowCache) deps.keyRevocations.onRevoked(workflowCacheListener(workflowCache));
   presenceTrusted = () => deps.keyRevocations.listening;
   deps.subscriberRevocations.onRevoked((message) => forgetSubscriberTokens(deps, message === undefined ? undefined : parseSubscriberRevocation(message)?.subscriberRecordId));
   return {

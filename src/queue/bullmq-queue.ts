@@ -50,6 +50,9 @@ export class BullMqQueue implements JobQueue {
   private readonly running = new Map<string, { job: Job; token: string; done: Promise<unknown> }>();
   private closing?: Promise<void>;
   private readonly connected: Promise<void>;
+  /** Adds waiting for the one in flight (see enqueue). */
+  private readonly waitingAdds: Array<{ job: { name: string; data: unknown; opts: JobsOptions }; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private adding = false;
 
   constructor(private readonly options: BullMqQueueOptions) {
     this.ownsConnection = !options.connection;
@@ -60,9 +63,40 @@ export class BullMqQueue implements JobQueue {
     this.connected = waitUntilReady(this.connection).catch(() => undefined);
   }
 
+  /**
+   * Adds arriving while an add is in flight wait for it and then go together in one addBulk (one MULTI, one round
+   * trip, a pipeline): under load the API's triggers share their Redis round trips, and alone an add goes out at once, so no
+   * delay is added. Each caller's promise settles when its own job is in Redis (or the batch failed), so a trigger
+   * is answered only once its job is stored.
+   */
   async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
     await this.whenConnected();
-    await guarded(this.connection, () => this.queue.add(name, payload, this.jobOptions(options)));
+    const added = new Promise<void>((resolve, reject) => {
+      this.waitingAdds.push({ job: { name, data: payload, opts: this.jobOptions(options) }, resolve, reject });
+    });
+    if (!this.adding) void this.addWaiting();
+    await added;
+  }
+
+  private async addWaiting(): Promise<void> {
+    this.adding = true;
+    try {
+      while (this.waitingAdds.length > 0) {
+        const batch = this.waitingAdds.splice(0, ENQUEUE_BATCH);
+        try {
+          const [first] = batch;
+          if (batch.length === 1) await guarded(this.connection, () => this.queue.add(first!.job.name, first!.job.data, first!.job.opts));
+          else await guarded(this.connection, () => this.queue.addBulk(batch.map((waiting) => waiting.job)));
+          for (const waiting of batch) waiting.resolve();
+        } catch (error) {
+          // addBulk throws on the first failed add of its pipeline: every caller of the batch fails, as a timed-out add does
+          // (its job may be stored; a retry finds it by jobId, and an accepted trigger is swept up by the worker).
+          for (const waiting of batch) waiting.reject(error);
+        }
+      }
+    } finally {
+      this.adding = false;
+    }
   }
 
   /** BullMQ's addBulk: one MULTI per ENQUEUE_BATCH jobs, each added (or found by its jobId) as `add` would. */

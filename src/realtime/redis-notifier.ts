@@ -16,10 +16,28 @@ export class RedisRealtimeNotifier implements RealtimeNotifier {
   private readonly emitter: Emitter;
 
   constructor(redis: Redis, key: string, private readonly logger: Logger) {
-    // The emitter only publishes; a rejected publish must not become an unhandled rejection.
+    // The emitter only publishes; a rejected publish must not become an unhandled rejection. Publishes made in the same
+    // turn of the event loop (a delivery's room emit and counts emit, and those of concurrent deliveries) go out in
+    // one pipeline: one socket write instead of one each, the largest part of a worker's CPU per round trip.
+    const pending: Array<[string, string | Buffer]> = [];
+    const flush = () => {
+      const batch = pending.splice(0);
+      const sent = batch.length === 1 ? redis.publish(batch[0]![0], batch[0]![1]) : batch.reduce((pipeline, [channel, message]) => pipeline.publish(channel, message), redis.pipeline()).exec();
+      // One warning per event not published, as when each was published alone.
+      sent.then(
+        (results) => {
+          for (const [error] of Array.isArray(results) ? results : []) if (error) this.logger.warn({ err: error }, 'inbox event not published');
+        },
+        (error: unknown) => {
+          for (let i = 0; i < batch.length; i++) this.logger.warn({ err: error }, 'inbox event not published');
+        },
+      );
+    };
     const publisher = {
-      publish: (channel: string, message: string | Buffer) =>
-        redis.publish(channel, message).catch((error: unknown) => this.logger.warn({ err: error }, 'inbox event not published')),
+      publish: (channel: string, message: string | Buffer) => {
+        if (pending.push([channel, message]) === 1) queueMicrotask(flush);
+        return Promise.resolve();
+      },
     };
     this.emitter = new Emitter(publisher, { key });
   }

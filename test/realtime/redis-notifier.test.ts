@@ -3,6 +3,7 @@ import { RedisRealtimeNotifier } from '../../src/realtime/redis-notifier.js';
 import { openRedis } from '../../src/store/redis/connection.js';
 import type { Logger } from '../../src/usecases/deps.js';
 import { buildMessage, buildSubscriber } from '../helpers/factories.js';
+import { openTestRedis, servicesAvailable } from '../helpers/databases.js';
 
 /**
  * Realtime is fire and forget: with Redis unreachable (port 1 refuses connections) the notifier neither throws into
@@ -28,6 +29,39 @@ describe('the Redis notifier with Redis down', () => {
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe.skipIf(!(await servicesAvailable(['Redis'])))('the Redis notifier with Redis up', () => {
+  it("publishes a delivery's events in order, in one pipeline (one socket write)", async () => {
+    const redis = await openTestRedis();
+    const listener = openRedis(redis.url, 'worker');
+    try {
+      const logger: Logger = { info() {}, warn() {}, error() {}, debug() {}, child: () => logger };
+      const key = `${redis.prefix}:socket.io`;
+      const received: string[] = [];
+      listener.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer) => received.push(channel.toString()));
+      await listener.psubscribe(`${key}*`);
+      let pipelines = 0;
+      let alone = 0;
+      const original = { pipeline: redis.redis.pipeline.bind(redis.redis), publish: redis.redis.publish.bind(redis.redis) };
+      redis.redis.pipeline = ((...args: unknown[]) => (pipelines++, (original.pipeline as (...a: unknown[]) => unknown)(...args))) as typeof redis.redis.pipeline;
+      redis.redis.publish = ((...args: unknown[]) => (alone++, (original.publish as (...a: unknown[]) => unknown)(...args))) as typeof redis.redis.publish;
+      const notifier = new RedisRealtimeNotifier(redis.redis, key, logger);
+      const subscriber = buildSubscriber({ environmentId: 'e', organizationId: 'o' });
+      notifier.messageDelivered({ environmentId: 'e', subscriberRecordId: subscriber._id }, buildMessage(subscriber));
+      await expect.poll(() => received.length, { timeout: 5_000 }).toBe(2);
+      expect(received[0]).toContain(`inbox:e:${subscriber._id}`);
+      expect(received[1]).toContain('socket.io-request');
+      expect({ pipelines, alone }).toEqual({ pipelines: 1, alone: 0 });
+      // Alone, an event goes out as a plain PUBLISH.
+      notifier.messagesChanged({ environmentId: 'e', subscriberRecordId: subscriber._id });
+      await expect.poll(() => received.length, { timeout: 5_000 }).toBe(3);
+      expect({ pipelines, alone }).toEqual({ pipelines: 1, alone: 1 });
+    } finally {
+      listener.disconnect();
+      await redis.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../sql/schema.js';
+import { isStalePreparedStatement, preparedName, refusePrepared } from './prepared-statements.js';
 
 /** PostgreSQL for scale-out mode: a pooled connection; queries are the shared ones in store/sql/. */
 export function openPostgres(connectionString: string, poolSize = 10): Kysely<Database> {
@@ -10,7 +11,10 @@ export function openPostgres(connectionString: string, poolSize = 10): Kysely<Da
   // pg-pool listens for errors on idle clients only: a checked-out client whose server goes away between two
   // queries would emit an unhandled 'error' and kill the process. Its next query fails instead (a 503), and
   // the pool discards it on release because it is no longer queryable.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    runMarkedStatementsPrepared(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
   return db;
@@ -22,4 +26,22 @@ const pools = new WeakMap<Kysely<Database>, pg.Pool>();
 export function poolUsage(db: Kysely<Database>): { inUse: number; waiting: number } {
   const pool = pools.get(db);
   return pool ? { inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount } : { inUse: 0, waiting: 0 };
+}
+
+/**
+ * Kysely runs every statement as `client.query(text, values)`: a text marked for preparing (store/postgres/
+ * prepared-statements.ts) runs under its name instead. One refused as stale runs again unnamed, once.
+ */
+function runMarkedStatementsPrepared(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2 ? preparedName(text) : undefined;
+    if (name === undefined) return query(...args);
+    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+      if (!isStalePreparedStatement(error)) throw error;
+      refusePrepared(text as string);
+      return query(text, values);
+    });
+  };
 }

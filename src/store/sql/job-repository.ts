@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { ExecutionDetail, Job } from '../../domain/types.js';
 import type { JobRepository, StoredJob } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
@@ -8,7 +8,7 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
-import { isOverviewChannel, recordStepOutcome } from './overview-repository.js';
+import { isOverviewChannel, recordStepOutcome, stepOutcomeStatementsFromMoved } from './overview-repository.js';
 import type { OverviewOutcome } from '../../domain/overview.js';
 
 type JobRow = Selectable<JobsTable>;
@@ -44,6 +44,10 @@ export class SqlJobRepository implements JobRepository {
     const outcome = overviewOutcomeOf(job);
     if (outcome) {
       const { status: _status, ...rest } = changes;
+      if (this.options.dialect === 'postgres') {
+        await this.db.executeQuery(this.countedSaveStatement(job, outcome, changes, rest, detail));
+        return;
+      }
       const guarded = updateJobFromOtherStatus.compile(this.db, this.options.dialect, { ...rest, status: job.status, whereEnvironmentId: job._environmentId, whereId: job._id, whereStatusNot: job.status });
       await this.saveCounted(job, outcome, guarded, update, detail && insertDetails.compile(this.db, this.options.dialect, [toDetailRow(job, detail)]));
       return;
@@ -67,6 +71,38 @@ export class SqlJobRepository implements JobRepository {
   async addDetail(job: Pick<StoredJob, '_id' | '_environmentId' | '_notificationId'>, detail: ExecutionDetail): Promise<void> {
     await insertDetails.execute(this.db, this.options.dialect, [toDetailRow(job, detail)]);
   }
+  /**
+   * PostgreSQL, the same as `saveCounted` in one statement (one round trip, no BEGIN/COMMIT): the guarded update
+   * as the CTE `moved`, the execution detail, the counts inserted once per row of `moved`, and last the unguarded
+   * update only when `moved` is empty (a rerun in the same final status). A concurrent save waits on the row lock,
+   * finds the status already moved (its `moved` is empty) and writes its changes unguarded, counting nothing.
+   */
+  private countedSaveStatement(
+    job: StoredJob,
+    outcome: OverviewOutcome,
+    changes: Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>,
+    rest: Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at' | 'status'>,
+    detail: ExecutionDetail | undefined,
+  ): CompiledQuery<unknown> {
+    const dialect = this.options.dialect;
+    const moved = updateJobFromOtherStatusReturningId.compile(this.db, dialect, { ...rest, status: job.status, whereEnvironmentId: job._environmentId, whereId: job._id, whereStatusNot: job.status });
+    const counts = stepOutcomeStatementsFromMoved({
+      jobId: job._id,
+      environmentId: job._environmentId,
+      channel: job.type,
+      providerId: job.providerId ?? '',
+      workflowId: job._templateId ?? '',
+      outcome,
+      createdAt: job.createdAt,
+      endedAt: job.updatedAt ?? new Date().toISOString(),
+    });
+    const unmoved = updateJobUnlessMoved.compile(this.db, dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
+    return oneStatement(
+      [{ name: 'moved', query: moved }, ...(detail ? [insertDetails.compile(this.db, dialect, [toDetailRow(job, detail)])] : []), ...counts],
+      unmoved,
+    );
+  }
+
   /**
    * A channel step reaching its final status: the status moves first on its own, guarded by the previous status, so
    * only the transaction that really changed it adds to the overview's counts (a rerun or a concurrent save adds
@@ -140,6 +176,21 @@ const updateJobFromOtherStatus = new ReusableQuery(
       whereStatusNot: string;
     },
   ) => db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId).where('status', '<>', whereStatusNot),
+);
+const updateJobFromOtherStatusReturningId = new ReusableQuery(
+  (
+    db,
+    { whereEnvironmentId, whereId, whereStatusNot, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & {
+      whereEnvironmentId: string;
+      whereId: string;
+      whereStatusNot: string;
+    },
+  ) => db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId).where('status', '<>', whereStatusNot).returning('id'),
+);
+/** The last statement of `countedSaveStatement`: reads the CTE `moved` of the statement it ends. */
+const updateJobUnlessMoved = new ReusableQuery(
+  (db, { whereEnvironmentId, whereId, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & { whereEnvironmentId: string; whereId: string }) =>
+    db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId).where(sql<boolean>`not exists (select 1 from moved)`),
 );
 const updateJob = new ReusableQuery(
   (db, { whereEnvironmentId, whereId, ...changes }: Partial<Omit<JobRow, 'id' | 'environment_id' | 'notification_id' | 'created_at'>> & { whereEnvironmentId: string; whereId: string }) =>

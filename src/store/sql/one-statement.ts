@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { markPrepared } from '../postgres/prepared-statements.js';
 
 /** A statement to run before the main one, under a name the statements after it may read (its RETURNING rows). */
 export interface NamedStatement {
@@ -34,7 +35,10 @@ export function oneStatement(before: ReadonlyArray<CompiledQuery<unknown> | Name
     return `${named.name} as (${add(named.query)})`;
   });
   const main = add(last);
-  return CompiledQuery.raw(`with ${ctes.join(', ')} ${main}`, parameters);
+  const text = `with ${ctes.join(', ')} ${main}`;
+  // The hot write paths combine the same few shapes over and over: prepared (PostgreSQL only uses this).
+  markPrepared(text);
+  return CompiledQuery.raw(text, parameters);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { hourOf, latencyBucket, OVERVIEW_CHANNELS, type OverviewEngagement, type OverviewOutcome } from '../../domain/overview.js';
 import type { OverviewRepository, OverviewRows } from '../ports.js';
 import type { Database } from './schema.js';
@@ -42,6 +42,37 @@ export async function recordStepOutcome(
     .values({ environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard, count: 1 })
     .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'bucket', 'shard']).doUpdateSet({ count: sql<number>`overview_latency.count + 1` }))
     .execute();
+}
+
+/**
+ * PostgreSQL: the same counts as `recordStepOutcome`, as statements to combine into the job's final save (see
+ * `oneStatement`): each adds its row once per row of the CTE `moved` (the guarded status update's RETURNING), so
+ * nothing is counted when the status did not move.
+ */
+export function stepOutcomeStatementsFromMoved(
+  step: { jobId: string; environmentId: string; channel: string; providerId: string; workflowId: string; outcome: OverviewOutcome; createdAt: string; endedAt: string },
+): CompiledQuery<unknown>[] {
+  const hour = hourOf(step.endedAt);
+  const shard = shardOf('postgres', step.jobId);
+  const statements = [
+    CompiledQuery.raw(
+      'insert into "overview_counts" ("environment_id", "hour", "channel", "provider_id", "workflow_id", "outcome", "shard", "count") ' +
+        'select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, 1 from moved ' +
+        'on conflict ("environment_id", "hour", "channel", "provider_id", "workflow_id", "outcome", "shard") do update set "count" = "overview_counts"."count" + 1',
+      [step.environmentId, hour, step.channel, step.providerId, step.workflowId, step.outcome, shard],
+    ),
+  ];
+  if (step.outcome !== 'sent') return statements;
+  const latencyMs = Math.max(0, Date.parse(step.endedAt) - Date.parse(step.createdAt));
+  statements.push(
+    CompiledQuery.raw(
+      'insert into "overview_latency" ("environment_id", "hour", "channel", "bucket", "shard", "count") ' +
+        'select $1::text, $2::text, $3::text, $4::integer, $5::integer, 1 from moved ' +
+        'on conflict ("environment_id", "hour", "channel", "bucket", "shard") do update set "count" = "overview_latency"."count" + 1',
+      [step.environmentId, hour, step.channel, latencyBucket(latencyMs), shard],
+    ),
+  );
+  return statements;
 }
 
 /** An in-app message became read/seen (+1) or not (−1): counted in the hour the message was created. */

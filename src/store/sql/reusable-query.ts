@@ -1,6 +1,7 @@
 import type { CompiledQuery, Compilable, InsertQueryBuilder, Kysely, QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 import type { SqlDialectName } from './sql-store.js';
+import { markPrepared } from '../postgres/prepared-statements.js';
 
 /**
  * Queries on the trigger and delivery paths, built and compiled by Kysely once per shape and afterwards only given
@@ -30,6 +31,7 @@ export class ReusableQuery<P extends Record<string, unknown>, R = unknown> {
     if (!shape) {
       shape = compileShape(this.build(db, placeholders(names) as P).compile(), names);
       this.shapes.set(key, shape);
+      if (dialect === 'postgres') markPrepared(shape.sql);
     }
     return shape.bind(names.map((name) => params[name]));
   }
@@ -64,6 +66,7 @@ export class ReusableInsert<T extends keyof Database & string> {
       const slots = rows.flatMap((_, index) => names.map((name) => `${index}.${name}`));
       shape = compileShape(this.configure(db.insertInto(this.table).values(placeholderRows as never)).compile(), slots);
       this.shapes.set(key, shape);
+      if (dialect === 'postgres') markPrepared(shape.sql);
     }
     const values: unknown[] = [];
     for (const row of rows) for (const name of names) values.push(row[name]);
@@ -74,6 +77,7 @@ export class ReusableInsert<T extends keyof Database & string> {
 const PLACEHOLDER = '\u0000herald-parameter:';
 
 interface CompiledShape {
+  sql: string;
   bind(values: unknown[]): CompiledQuery<unknown>;
 }
 
@@ -97,6 +101,7 @@ function compileShape(compiled: CompiledQuery<unknown>, slots: string[]): Compil
   }
   const constants = compiled.parameters;
   return {
+    sql: compiled.sql,
     bind(values) {
       const parameters = sources.map((source, position) => (source === -1 ? constants[position] : values[source]));
       return { ...compiled, parameters };

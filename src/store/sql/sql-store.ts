@@ -35,7 +35,7 @@ export interface SqlStoreOptions {
   clock?: Clock;
   /** The per-process cache of which environments have webhook endpoints; one is made when absent. */
   webhookPresence?: WebhookPresence;
-  /** Workflow documents kept by this process; only where it sees every write (see WorkflowCache). */
+  /** The per-process cache of workflows by environment and id (none: every read goes to the database); see WorkflowCache. */
   workflowCache?: WorkflowCache;
 }
 
@@ -73,7 +73,7 @@ export class SqlStore implements Store {
     this.messages = new SqlMessageRepository(db, options);
     this.notifications = new SqlNotificationRepository(db, options);
     this.jobs = new SqlJobRepository(db, options);
-    this.workflows = new SqlWorkflowRepository(db, options, inTransaction);
+    this.workflows = new SqlWorkflowRepository(db, options);
     this.topics = new SqlTopicRepository(db, options);
     this.triggers = new SqlTriggerRepository(db, options);
     this.dashboard = new SqlDashboardRepository(db);

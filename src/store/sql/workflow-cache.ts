@@ -1,50 +1,49 @@
+import type { Workflow } from '../../domain/workflow.js';
+
 /**
- * Stored workflow documents by (environment, id or workflowId), kept by the process that reads them: every trigger
- * reads its workflow twice (the API to validate it, the worker to run it), one statement each (issue 24, the embedded
- * trigger path). Only the JSON text is kept, so each reader still gets an object of its own to change.
+ * Scale-out: the workflows a process read lately, so a trigger (API) and its processing (worker) do not read the same
+ * workflow from PostgreSQL each time. A write drops the environment's entries in the writing process at once, and
+ * every process's after the commit through the announcement of `usecases/workflows/announce-workflows-changed.ts`.
  *
- * Correct only while every write to `workflows` that could change an answer passes through `forget` in this process
- * first. `SqlWorkflowRepository` forgets on each of its writes, which are the only writes to the table; so the cache is
- * used only where one process writes the data (embedded SQLite: container.ts). A scale-out process would also need the
- * other processes' writes announced (as webhook endpoint changes are, over KeyRevocations): call `forget` from such an
- * announcement, and make `trusted` false while announcements could be missed.
+ * A read that overlapped a drop is not kept (it may have read the row before the write committed): `forget` moves a
+ * generation on, and an answer is kept only when the generation did not move while it was read. Not used while the
+ * process may miss announcements (`trusted`), and entries lapse after `ttlMs` in any case. Only found workflows are
+ * kept, so a create needs no drop to be seen.
  */
 export class WorkflowCache {
-  private readonly documents = new Map<string, string | null>();
-  /** Per environment, bumped by every forget: a read that began before a write must not store its older answer. */
-  private readonly generations = new Map<string, number>();
-  private allGeneration = 0;
+  private readonly entries = new Map<string, { workflow: Workflow; until: number }>();
+  private generation = 0;
 
   constructor(
+    private readonly ttlMs: number,
+    private readonly trusted: () => boolean,
     private readonly maxEntries = 10_000,
-    readonly trusted: () => boolean = () => true,
   ) {}
 
-  /** The kept document (null: known not to exist), or undefined when unknown. */
-  get(environmentId: string, key: string): string | null | undefined {
-    return this.trusted() ? this.documents.get(`${environmentId} ${key}`) : undefined;
+  async get(environmentId: string, key: string, load: () => Promise<Workflow | undefined>): Promise<Workflow | undefined> {
+    const cacheKey = `${environmentId}\u0000${key}`;
+    const now = Date.now();
+    const trusted = this.trusted();
+    const cached = this.entries.get(cacheKey);
+    // A copy each time: callers may change what they get (a save builds on the workflow it read).
+    if (cached && cached.until > now && trusted) return structuredClone(cached.workflow);
+    const generation = this.generation;
+    const workflow = await load();
+    if (workflow && trusted && this.trusted() && generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(cacheKey, { workflow: structuredClone(workflow), until: now + this.ttlMs });
+    }
+    return workflow;
   }
 
-  /** What `remember` needs to tell whether a write happened since the read began. */
-  generation(environmentId: string): number {
-    return this.allGeneration * 1_000_003 + (this.generations.get(environmentId) ?? 0);
-  }
-
-  remember(environmentId: string, key: string, document: string | null, generationAtRead: number): void {
-    if (generationAtRead !== this.generation(environmentId) || !this.trusted()) return;
-    if (this.documents.size >= this.maxEntries) this.documents.clear();
-    this.documents.set(`${environmentId} ${key}`, document);
-  }
-
-  /** Drops one environment's documents (any workflow of it was written), or every one when `environmentId` is undefined. */
+  /** Drops one environment's entries, or all of them (an announcement may have been missed). */
   forget(environmentId?: string): void {
+    this.generation += 1;
     if (environmentId === undefined) {
-      this.allGeneration++;
-      this.documents.clear();
+      this.entries.clear();
       return;
     }
-    this.generations.set(environmentId, (this.generations.get(environmentId) ?? 0) + 1);
-    const prefix = `${environmentId} `;
-    for (const key of this.documents.keys()) if (key.startsWith(prefix)) this.documents.delete(key);
+    const prefix = `${environmentId}\u0000`;
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
 }

@@ -17,11 +17,11 @@ export class SqlWorkflowRepository implements WorkflowRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
-    private readonly inTransaction = false,
   ) {}
 
   /** Throws ConflictError when a non-deleted workflow of the environment already has this workflowId. */
   async create(workflow: Workflow): Promise<void> {
+    this.options.workflowCache?.forget(workflow._environmentId);
     try {
       await this.db.insertInto('workflows').values(toRow(workflow)).execute();
     } catch (error) {
@@ -34,14 +34,15 @@ export class SqlWorkflowRepository implements WorkflowRepository {
   }
 
   async get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined> {
-    // Not inside a transaction: it may read its own writes, which could still roll back.
-    const cache = this.inTransaction ? undefined : this.options.workflowCache;
-    const cached = cache?.get(environmentId, idOrWorkflowId);
-    if (cached !== undefined) return cached === null ? undefined : fromJson<Workflow>(cached, {} as Workflow);
-    const generation = cache?.generation(environmentId);
+    const cache = this.options.workflowCache;
+    // Inside a transaction the read is the transaction's own (it may follow a write of it): never from the cache.
+    if (cache && !this.db.isTransaction) return cache.get(environmentId, idOrWorkflowId, () => this.read(environmentId, idOrWorkflowId));
+    return this.read(environmentId, idOrWorkflowId);
+  }
+
+  private async read(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined> {
     const lookup = isRecordId(idOrWorkflowId) ? workflowByIdOrWorkflowId : workflowByWorkflowId;
     const [row] = (await lookup.execute(this.db, this.options.dialect, { environmentId, key: idOrWorkflowId })).rows;
-    if (cache) cache.remember(environmentId, idOrWorkflowId, row ? row.document : null, generation!);
     return row && toWorkflow(row);
   }
 
@@ -67,6 +68,7 @@ export class SqlWorkflowRepository implements WorkflowRepository {
   /** Replaces the stored document (soft delete is a save with `deleted: true`); matched by environment and `_id`. */
   async save(workflow: Workflow): Promise<void> {
     const { id: _id, environment_id: _env, organization_id: _org, created_at: _created, ...changes } = toRow(workflow);
+    this.options.workflowCache?.forget(workflow._environmentId);
     try {
       await this.db
         .updateTable('workflows')

@@ -8,6 +8,7 @@ import type { Deps } from '../deps.js';
 import { workflowNotFound } from '../events/accept-trigger.js';
 import { notificationGroupIdFor } from '../workflows/notification-group.js';
 import { discoverBridge } from './sync-bridge.js';
+import { announceWorkflowsChanged } from '../workflows/announce-workflows-changed.js';
 
 /**
  * A trigger carrying `bridgeUrl` (framework apps in development, `workflow.trigger()` with a tunnel): the workflow is
@@ -35,5 +36,6 @@ export async function workflowFromBridgeUrl(deps: Deps, caller: Caller, bridgeUr
   };
   if (existing) await deps.store.workflows.save(workflow);
   else await deps.store.workflows.create(workflow);
+  await announceWorkflowsChanged(deps, caller.environmentId);
   return workflow;
 }

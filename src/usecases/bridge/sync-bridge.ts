@@ -8,6 +8,7 @@ import type { Workflow } from '../../domain/workflow.js';
 import type { Deps } from '../deps.js';
 import { notificationGroupIdFor } from '../workflows/notification-group.js';
 import { bridgeRefusal, callerApiKeyId, checkBridgeUrl, signingKeyFor } from './bridge-target.js';
+import { announceWorkflowsChanged } from '../workflows/announce-workflows-changed.js';
 
 export interface SyncBridgeInput {
   caller: Caller;
@@ -51,7 +52,7 @@ export async function syncBridge(deps: Deps, input: SyncBridgeInput): Promise<Wo
     if (seen.has(workflow.workflowId)) throw new ConflictError(`The bridge defines workflow ${workflow.workflowId} twice`);
     seen.add(workflow.workflowId);
   }
-  return deps.store.transaction(async (store) => {
+  const synced = await deps.store.transaction(async (store) => {
     const written: Workflow[] = [];
     for (const candidate of discovered) {
       const existing = await store.workflows.get(caller.environmentId, candidate.workflowId);
@@ -74,6 +75,8 @@ export async function syncBridge(deps: Deps, input: SyncBridgeInput): Promise<Wo
     await store.bridge.saveEndpoint({ environmentId: caller.environmentId, url, apiKeyId: callerApiKeyId(caller), syncedAt: ids.now });
     return written;
   });
+  await announceWorkflowsChanged(deps, caller.environmentId);
+  return synced;
 }
 
 /** POST /v1/bridge/diff: what a sync of this bridge would create, update and delete; nothing is written. */

@@ -8,6 +8,7 @@ import { withDomainEvents } from '../events/record-domain-events.js';
 import { workflowEvent } from '../../domain/webhooks.js';
 import { buildSteps, checkPayloadSchema, preferenceSettingsFrom, type PreferencesInput, type StepInput } from './workflow-input.js';
 import { notificationGroupIdFor } from './notification-group.js';
+import { announceWorkflowsChanged } from './announce-workflows-changed.js';
 
 export interface CreateWorkflowInput {
   caller: Caller;
@@ -63,5 +64,6 @@ export async function createWorkflow(deps: Deps, input: CreateWorkflowInput): Pr
     await tx.workflows.create(workflow);
     events.push(workflowEvent('workflow.created', workflow));
   });
+  await announceWorkflowsChanged(deps, caller.environmentId);
   return workflow;
 }

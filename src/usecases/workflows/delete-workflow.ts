@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { withDomainEvents } from '../events/record-domain-events.js';
 import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
+import { announceWorkflowsChanged } from './announce-workflows-changed.js';
 
 export interface DeleteWorkflowInput {
   caller: Caller;
@@ -19,4 +20,5 @@ export async function deleteWorkflow(deps: Deps, input: DeleteWorkflowInput): Pr
     await tx.workflows.save(deleted);
     events.push(workflowEvent('workflow.deleted', deleted, current));
   });
+  await announceWorkflowsChanged(deps, input.caller.environmentId);
 }

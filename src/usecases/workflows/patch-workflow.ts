@@ -7,6 +7,7 @@ import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
 import { checkPayloadSchema } from './workflow-input.js';
 import { refuseExternalEdit } from './external-origin.js';
+import { announceWorkflowsChanged } from './announce-workflows-changed.js';
 
 export interface PatchWorkflowInput {
   caller: Caller;
@@ -45,5 +46,6 @@ export async function patchWorkflow(deps: Deps, input: PatchWorkflowInput): Prom
     await tx.workflows.save(workflow);
     events.push(workflowEvent('workflow.updated', workflow, current));
   });
+  await announceWorkflowsChanged(deps, input.caller.environmentId);
   return workflow;
 }

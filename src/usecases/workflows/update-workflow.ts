@@ -8,6 +8,7 @@ import { workflowEvent } from '../../domain/webhooks.js';
 import { getWorkflow } from './get-workflow.js';
 import { refuseExternalEdit } from './external-origin.js';
 import { buildSteps, checkPayloadSchema, preferenceSettingsFrom, type PreferencesInput, type StepInput } from './workflow-input.js';
+import { announceWorkflowsChanged } from './announce-workflows-changed.js';
 
 export interface UpdateWorkflowInput {
   caller: Caller;
@@ -67,5 +68,6 @@ export async function updateWorkflow(deps: Deps, input: UpdateWorkflowInput): Pr
     await tx.workflows.save(workflow);
     events.push(workflowEvent('workflow.updated', workflow, current));
   });
+  await announceWorkflowsChanged(deps, caller.environmentId);
   return workflow;
 }

@@ -229,6 +229,24 @@ for (const implementation of implementations) {
       expect(runs.map((run) => (run.job.payload as { n: number }).n).sort()).toEqual([1, 3]);
     });
 
+    it('concurrent enqueues each store their own job once, with their own name, key and delay', async () => {
+      const queue = await queueOn();
+      const enqueuedAt = Date.now();
+      await Promise.all([
+        ...Array.from({ length: 30 }, (_, n) => queue.enqueue(n % 2 ? 'contract.odd' : 'contract.even', { n }, { dedupeKey: `concurrent:${n}` })),
+        queue.enqueue('contract.even', { n: 100 }, { dedupeKey: 'concurrent:0' }),
+        queue.enqueue('contract.late', { n: 200 }, { delayMs: 400 }),
+      ]);
+      const runs = await consume(queue);
+      await waitFor(() => runs.length === 31, 10_000, 'every distinct job');
+      await sleep(200);
+      const seen = runs.map((run) => (run.job.payload as { n: number }).n);
+      expect(new Set(seen).size).toBe(31);
+      expect(seen).not.toContain(100);
+      expect(runs.every((run) => run.job.name === ((run.job.payload as { n: number }).n === 200 ? 'contract.late' : (run.job.payload as { n: number }).n % 2 ? 'contract.odd' : 'contract.even'))).toBe(true);
+      expect(runs.find((run) => run.job.name === 'contract.late')!.at - enqueuedAt).toBeGreaterThanOrEqual(390);
+    });
+
     it('enqueueMany adds every job of a batch once, skipping keys already queued, and delays those asked to wait', async () => {
       const queue = await queueOn();
       await queue.enqueue('contract.many', { n: 0 }, { dedupeKey: 'many:0' });

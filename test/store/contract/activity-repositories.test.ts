@@ -206,6 +206,31 @@ for (const implementation of implementations) {
         expect(saved!.executionDetails.map((d) => d.detail)).toEqual([...job.executionDetails.map((d) => d.detail), 'done']);
       });
 
+      it("counts a channel step's final status once: concurrent saves and reruns add nothing, and their other changes are kept", async () => {
+        const countScope: Scope = { environmentId: newId(), organizationId: scope.organizationId };
+        const subscriber = await insertSubscriber(store, countScope);
+        const event = await insertNotificationEvent(store, subscriber, { channels: ['in_app'] });
+        const [job] = event.jobs;
+        await store.jobs.save({ ...job, status: 'running', executionDetails: [] });
+        const endedAt = '2031-02-03T04:05:06.007Z';
+        const final = { ...job, status: 'completed' as const, providerId: 'novu', _templateId: 'wf-count', createdAt: '2031-02-03T04:05:05.000Z', updatedAt: endedAt, executionDetails: [] };
+        const detail = (text: string) => ({ ...job.executionDetails[0], _id: newId(), createdAt: endedAt, status: 'Success', detail: text }) as const;
+        // Four saves of the same final status at once (a job run twice by two workers, say): one moves the status.
+        await Promise.all(['a', 'b', 'c', 'd'].map((text) => store.jobs.save(final, detail(text))));
+        // A rerun in the same final status, with other changes: written, not counted.
+        await store.jobs.save({ ...final, providerId: 'novu-rerun' }, detail('rerun'));
+        const saved = await store.jobs.get(countScope.environmentId, job._id);
+        expect(saved).toMatchObject({ status: 'completed', providerId: 'novu-rerun' });
+        expect(saved!.executionDetails.map((d) => d.detail).filter((text) => text.length === 1 || text === 'rerun').sort()).toEqual(['a', 'b', 'c', 'd', 'rerun']);
+        const rows = await store.overview.read(countScope.environmentId, { fromHour: '2031-02-03T00', toHour: '2031-02-04T00', bucket: 'hour' });
+        expect(rows.totals).toEqual([{ channel: 'in_app', providerId: 'novu', workflowId: 'wf-count', outcome: 'sent', count: 1 }]);
+        expect(rows.latency.reduce((sum, row) => sum + row.count, 0)).toBe(1);
+        // Moving to another final status counts again (a failed step retried to success is another outcome).
+        await store.jobs.save({ ...final, status: 'failed', providerId: 'novu' });
+        const after = await store.overview.read(countScope.environmentId, { fromHour: '2031-02-03T00', toHour: '2031-02-04T00', bucket: 'hour' });
+        expect(after.totals.map((row) => [row.outcome, row.count]).sort()).toEqual([['failed', 1], ['sent', 1]]);
+      });
+
       it('leaves null profile fields out of the event subscriber', async () => {
         const subscriber = await insertSubscriber(store, scope, { firstName: null, phone: null });
         const built = buildNotificationEvent(subscriber);

@@ -33,37 +33,51 @@ function workflowOf(overrides: Partial<Workflow> = {}): Workflow {
   } as Workflow;
 }
 
+const workflow = (name: string) => ({ _id: 'w1', workflowId: 'wf', name, steps: [] }) as unknown as Workflow;
+
 describe('WorkflowCache', () => {
-  it('does not keep an answer read before a write that ended after the read began', () => {
-    const cache = new WorkflowCache();
-    const generation = cache.generation(ENV);
-    cache.forget(ENV);
-    cache.remember(ENV, 'order-shipped', '{"name":"old"}', generation);
-    expect(cache.get(ENV, 'order-shipped')).toBeUndefined();
-    cache.remember(ENV, 'order-shipped', '{"name":"new"}', cache.generation(ENV));
-    expect(cache.get(ENV, 'order-shipped')).toBe('{"name":"new"}');
-  });
-
-  it('forgets only the written environment, or every one', () => {
-    const cache = new WorkflowCache();
-    cache.remember(ENV, 'a', '1', cache.generation(ENV));
-    cache.remember('other', 'a', '2', cache.generation('other'));
-    cache.forget(ENV);
-    expect(cache.get(ENV, 'a')).toBeUndefined();
-    expect(cache.get('other', 'a')).toBe('2');
-    const before = cache.generation('other');
+  it('answers from the cache until the environment is forgotten, with a copy each time', async () => {
+    const cache = new WorkflowCache(60_000, () => true);
+    let loads = 0;
+    const load = async () => (loads++, workflow(`v${loads}`));
+    const first = await cache.get('env', 'wf', load);
+    first!.name = 'changed by the caller';
+    expect((await cache.get('env', 'wf', load))!.name).toBe('v1');
+    expect(loads).toBe(1);
+    cache.forget('other-env');
+    expect((await cache.get('env', 'wf', load))!.name).toBe('v1');
+    cache.forget('env');
+    expect((await cache.get('env', 'wf', load))!.name).toBe('v2');
     cache.forget();
-    expect(cache.get('other', 'a')).toBeUndefined();
-    cache.remember('other', 'a', '2', before);
-    expect(cache.get('other', 'a')).toBeUndefined();
+    expect((await cache.get('env', 'wf', load))!.name).toBe('v3');
   });
 
-  it('answers nothing while untrusted', () => {
-    let trusted = true;
-    const cache = new WorkflowCache(10, () => trusted);
-    cache.remember(ENV, 'a', '1', cache.generation(ENV));
+  it('does not keep a read that overlapped a forget (it may have read the row before the write committed)', async () => {
+    const cache = new WorkflowCache(60_000, () => true);
+    let release!: () => void;
+    const slow = cache.get('env', 'wf', () => new Promise<Workflow>((resolve) => (release = () => resolve(workflow('old')))));
+    cache.forget('env');
+    release();
+    expect((await slow)!.name).toBe('old');
+    expect((await cache.get('env', 'wf', async () => workflow('new')))!.name).toBe('new');
+  });
+
+  it('is not used while announcements may be missed, and keeps no misses', async () => {
+    let trusted = false;
+    const cache = new WorkflowCache(60_000, () => trusted);
+    let loads = 0;
+    await cache.get('env', 'wf', async () => (loads++, workflow('a')));
+    await cache.get('env', 'wf', async () => (loads++, workflow('a')));
+    expect(loads).toBe(2);
+    trusted = true;
+    await cache.get('env', 'wf', async () => (loads++, workflow('a')));
     trusted = false;
-    expect(cache.get(ENV, 'a')).toBeUndefined();
+    await cache.get('env', 'wf', async () => (loads++, workflow('a')));
+    expect(loads).toBe(4);
+    trusted = true;
+    expect(await cache.get('env', 'missing', async () => (loads++, undefined))).toBeUndefined();
+    expect(await cache.get('env', 'missing', async () => (loads++, undefined))).toBeUndefined();
+    expect(loads).toBe(6);
   });
 });
 
@@ -72,7 +86,7 @@ describe('SqlWorkflowRepository with a WorkflowCache', () => {
   let store: SqlStore;
   beforeAll(async () => {
     database = await openTestSqlite();
-    store = new SqlStore(database.db, { dialect: 'sqlite', secretBox: new SecretBox(randomBytes(32)), workflowCache: new WorkflowCache() });
+    store = new SqlStore(database.db, { dialect: 'sqlite', secretBox: new SecretBox(randomBytes(32)), workflowCache: new WorkflowCache(60_000, () => true) });
   });
   afterAll(async () => database?.close());
 
