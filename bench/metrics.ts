@@ -23,8 +23,8 @@ import { positiveInteger } from './lib/cli-options.js';
  *     holding exactly the same number of messages;
  *   - idle resident memory after start.
  * Why this shape: the machine this runs on is often shared. Throughput and wall time follow whatever else runs; CPU
- * time per operation of the server process barely does, and measuring on and off in adjacent slices exposes both to
- * the same conditions. Each slice gives one on/off ratio; the verdict is the MEDIAN of those ratios (one disturbed
+ * time per operation of the server process much less (not nothing: caches and cores are shared too, see --control),
+ * and measuring on and off in adjacent slices exposes both to the same conditions. Each slice gives one on/off ratio; the verdict is the MEDIAN of those ratios (one disturbed
  * slice moves nothing), printed with a distribution-free 95 % confidence interval of that median. Earlier versions ran
  * the variants one after the other in fresh processes (their lists then covered different numbers of messages, and a
  * burst of load elsewhere decided the figure), and compared two servers inside one process through app.inject (they
