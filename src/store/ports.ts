@@ -573,8 +573,6 @@ export interface WebhookRepository {
 
   createAttempts(attempts: WebhookAttempt[]): Promise<void>;
   getAttempt(environmentId: string, id: string): Promise<WebhookAttempt | undefined>;
-  /** Replaces the attempt's outcome fields. */
-  saveAttempt(attempt: WebhookAttempt): Promise<void>;
   /**
    * Writes the outcomes of attempts that are still pending, in one statement per 500, and answers the ids written: an
    * attempt another run finished meanwhile (a sweep's re-send racing the first) is left alone, so only one run goes on

@@ -279,11 +279,6 @@ export class SqlWebhookRepository implements WebhookRepository {
     return row && toAttempt(row);
   }
 
-  async saveAttempt(attempt: WebhookAttempt): Promise<void> {
-    const { id: _id, environment_id: _env, ...fields } = this.toAttemptRow(attempt);
-    await this.db.updateTable('webhook_attempts').set(fields).where('environment_id', '=', attempt._environmentId).where('id', '=', attempt._id).execute();
-  }
-
   async finishAttempts(attempts: WebhookAttempt[]): Promise<string[]> {
     const written: string[] = [];
     for (let start = 0; start < attempts.length; start += 500) {
