@@ -72,6 +72,7 @@ async function triggerRound(server: TestServer, label: string, webhooks?: { coun
   const messagesBefore = await messageCount(server);
   const webhooksBefore = webhooks?.count() ?? 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const load = await runLoad(
     `${server.url}/v1/events/trigger`,
     { authorization: `ApiKey ${server.devKey}`, 'content-type': 'application/json' },
@@ -87,7 +88,9 @@ async function triggerRound(server: TestServer, label: string, webhooks?: { coun
     await until(() => webhooks.count() - webhooksBefore >= accepted * 2, 300_000);
     webhooksMs = performance.now() - started;
   }
+  const cpu = process.cpuUsage(cpuBefore);
   return {
+    cpuPerTriggerUs: Math.round((cpu.user + cpu.system) / Math.max(1, accepted)),
     triggersPerSecond: Math.round((accepted * 1000) / load.elapsedMs),
     deliveredPerSecond: Math.round((accepted * 1000) / deliveredMs),
     webhooksPerSecond: webhooks && webhooksMs ? Math.round(((webhooks.count() - webhooksBefore) * 1000) / webhooksMs) : undefined,
@@ -116,12 +119,16 @@ async function benchMode(mode: 'embedded' | 'scaleout') {
     ok(created, 201);
     const event: DomainEvent = { type: 'message.opened', object: 'message', data: { object: { _id: 'bench', channel: 'email', status: 'sent' } } };
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     for (let done = 0; done < EVENTS; done += 500) {
       const batch = Array.from({ length: Math.min(500, EVENTS - done) }, () => event);
       await server.deps.store.transaction((tx) => tx.events.record(server.devEnvironmentId, batch).then(() => undefined));
     }
     await until(() => receiver.count() >= EVENTS, 300_000);
     const deliveryPerSecond = Math.round((EVENTS * 1000) / (performance.now() - started));
+    // CPU of the whole process (Herald and the receiver) per event: robust to a busy machine, unlike the rate.
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuPerEventUs = Math.round((cpu.user + cpu.system) / EVENTS);
     ok(await server.request('DELETE', `/v2/webhooks/endpoints/${created.body.data._id}`), 200);
     await server.waitForIdle({ timeoutMs: 60_000 });
 
@@ -138,7 +145,7 @@ async function benchMode(mode: 'embedded' | 'scaleout') {
     await server.waitForIdle({ timeoutMs: 60_000 });
     ok(await server.request('POST', '/v2/webhooks/endpoints', { body: { url: `${receiver.url}/all` } }), 201);
     const withWebhooks = await triggerRound(server, 'with', receiver);
-    return { mode, deliveryPerSecond, events: EVENTS, noEndpointNs, without, withWebhooks };
+    return { mode, deliveryPerSecond, cpuPerEventUs, events: EVENTS, noEndpointNs, without, withWebhooks };
   } finally {
     await server.close();
     await receiver.close();
@@ -150,19 +157,21 @@ const modes: Array<'embedded' | 'scaleout'> = requested === 'both' ? ['embedded'
 for (const mode of modes) {
   const result = await benchMode(mode);
   const drop = (a: number, b: number) => `${(((a - b) / a) * 100).toFixed(1)} %`;
-  console.log(`\n${mode}: ${result.events} recorded events delivered at ${result.deliveryPerSecond}/s`);
+  console.log(`\n${mode}: ${result.events} recorded events delivered at ${result.deliveryPerSecond}/s, ${result.cpuPerEventUs} µs of process CPU per event`);
   console.log(`recording a change's event with no endpoint in the environment: ${result.noEndpointNs} ns (nothing written)`);
   console.table({
-    'no endpoint': { 'triggers/s': result.without.triggersPerSecond, 'in-app delivered/s': result.without.deliveredPerSecond, 'webhooks/s': '-' },
+    'no endpoint': { 'triggers/s': result.without.triggersPerSecond, 'in-app delivered/s': result.without.deliveredPerSecond, 'webhooks/s': '-', 'CPU µs/trigger': result.without.cpuPerTriggerUs },
     'endpoint taking all events': {
       'triggers/s': result.withWebhooks.triggersPerSecond,
       'in-app delivered/s': result.withWebhooks.deliveredPerSecond,
       'webhooks/s': result.withWebhooks.webhooksPerSecond,
+      'CPU µs/trigger': result.withWebhooks.cpuPerTriggerUs,
     },
     'lower by': {
       'triggers/s': drop(result.without.triggersPerSecond, result.withWebhooks.triggersPerSecond),
       'in-app delivered/s': drop(result.without.deliveredPerSecond, result.withWebhooks.deliveredPerSecond),
       'webhooks/s': '',
+      'CPU µs/trigger': '',
     },
   });
   if (Object.keys(result.without.otherStatuses).length || Object.keys(result.withWebhooks.otherStatuses).length) {

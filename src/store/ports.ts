@@ -574,8 +574,12 @@ export interface WebhookRepository {
 
   createAttempts(attempts: WebhookAttempt[]): Promise<void>;
   getAttempt(environmentId: string, id: string): Promise<WebhookAttempt | undefined>;
-  /** Replaces the attempt's outcome fields. */
-  saveAttempt(attempt: WebhookAttempt): Promise<void>;
+  /**
+   * Writes the outcomes of attempts that are still pending, in one statement per 500, and answers the ids written: an
+   * attempt another run finished meanwhile (a sweep's re-send racing the first) is left alone, so only one run goes on
+   * to schedule its retry.
+   */
+  finishAttempts(attempts: WebhookAttempt[]): Promise<string[]>;
   /** The endpoint's attempts, newest first. */
   listAttempts(environmentId: string, endpointId: string, filter: WebhookAttemptListFilter): Promise<{ data: WebhookAttempt[]; hasMore: boolean }>;
   /** Events (ids and types) of the endpoint created since `since` whose latest attempt failed. */

@@ -10,11 +10,23 @@ const BATCH = 500;
 
 /**
  * The worker's outbox relay: fans recorded events out to endpoints every `relayIntervalMs`, at once again while
- * batches come back full; and sweeps overdue attempts (lost jobs) every `sweepIntervalMs`. With no endpoints there
- * are no events, and a relay turn is one indexed read of an empty partial index. The sweep also deletes history older
+ * batches come back full, and sends their first attempts itself, with fewer requests in flight while the worker runs
+ * jobs so that webhooks take the slack rather than the in-app deliveries' share; and sweeps overdue attempts (lost
+ * jobs, a relay killed mid-batch) every `sweepIntervalMs`. With no endpoints there are no events, and a relay turn is one indexed read of an empty partial index. The sweep also deletes history older
  * than config.webhooks.retentionDays.
  */
-export function startWebhookRelay(deps: Deps): WebhookRelay {
+export interface RelayOptions {
+  /** Whether this worker is running jobs (a probe run at every send): the relay then sends with BUSY_LANES in flight. */
+  busy?: () => boolean;
+}
+
+/** Sends in flight while the worker has no job running, and while it has (in-app deliveries first). */
+const IDLE_LANES = 16;
+const BUSY_LANES = 2;
+
+export function startWebhookRelay(deps: Deps, options: RelayOptions = {}): WebhookRelay {
+  const busy = options.busy ?? (() => false);
+  const lanes = () => (busy() ? BUSY_LANES : IDLE_LANES);
   const { relayIntervalMs, sweepIntervalMs, overdueMs } = deps.config.webhooks;
   let stopped = false;
   let relayTimer: NodeJS.Timeout | undefined;
@@ -22,7 +34,7 @@ export function startWebhookRelay(deps: Deps): WebhookRelay {
 
   const relayTurn = async () => {
     try {
-      while (!stopped && (await fanOutEvents(deps, BATCH)) === BATCH);
+      while (!stopped && (await fanOutEvents(deps, BATCH, lanes)) === BATCH);
     } catch (error) {
       deps.logger.warn({ err: error }, 'webhook relay: fan-out failed; retrying');
     }

@@ -34,13 +34,24 @@ export function createWorker(deps: Deps, options: WorkerOptions = {}): Worker {
       if (started) return;
       started = true;
       await sweep(0);
-      await deps.queue.start(createDispatcher(deps, options), { concurrency: options.concurrency ?? deps.config.worker.concurrency });
+      const dispatch = createDispatcher(deps, options);
+      // Jobs running now: the webhook relay gives way while there are any (in-app deliveries are the more urgent).
+      let running = 0;
+      const handler: typeof dispatch = async (job) => {
+        running++;
+        try {
+          await dispatch(job);
+        } finally {
+          running--;
+        }
+      };
+      await deps.queue.start(handler, { concurrency: options.concurrency ?? deps.config.worker.concurrency });
       const intervalMs = deps.config.worker.triggerSweepMs;
       sweepTimer = setInterval(() => {
         sweep(intervalMs).catch((error) => deps.logger.warn({ err: error }, 'accepted-trigger sweep failed'));
       }, intervalMs);
       sweepTimer.unref();
-      relay = startWebhookRelay(deps);
+      relay = startWebhookRelay(deps, { busy: () => running > 0 });
       retention = startRetentionSweeper(deps);
     },
     async stop(stopOptions = {}) {

@@ -279,9 +279,31 @@ export class SqlWebhookRepository implements WebhookRepository {
     return row && toAttempt(row);
   }
 
-  async saveAttempt(attempt: WebhookAttempt): Promise<void> {
-    const { id: _id, environment_id: _env, ...fields } = this.toAttemptRow(attempt);
-    await this.db.updateTable('webhook_attempts').set(fields).where('environment_id', '=', attempt._environmentId).where('id', '=', attempt._id).execute();
+  async finishAttempts(attempts: WebhookAttempt[]): Promise<string[]> {
+    const written: string[] = [];
+    for (let start = 0; start < attempts.length; start += 500) {
+      // An upsert on existing rows: the only multi-row UPDATE with per-row values that SQLite and PostgreSQL share.
+      const rows = await this.db
+        .insertInto('webhook_attempts')
+        .values(attempts.slice(start, start + 500).map((attempt) => this.toAttemptRow(attempt)))
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet((eb) => ({
+              status: eb.ref('excluded.status'),
+              response_status_code: eb.ref('excluded.response_status_code'),
+              duration_ms: eb.ref('excluded.duration_ms'),
+              response_body_snippet: eb.ref('excluded.response_body_snippet'),
+              error: eb.ref('excluded.error'),
+              finished_at: eb.ref('excluded.finished_at'),
+            }))
+            .where('webhook_attempts.status', '=', sql.lit('pending')),
+        )
+        .returning('id')
+        .execute();
+      for (const row of rows) written.push(row.id);
+    }
+    return written;
   }
 
   async listAttempts(environmentId: string, endpointId: string, filter: WebhookAttemptListFilter): Promise<{ data: WebhookAttempt[]; hasMore: boolean }> {

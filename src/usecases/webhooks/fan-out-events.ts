@@ -1,18 +1,20 @@
-import { endpointAccepts, type WebhookAttempt, type WebhookEndpoint } from '../../domain/webhooks.js';
+import { endpointAccepts, type WebhookAttempt, type WebhookEndpoint, type WebhookEventBody } from '../../domain/webhooks.js';
 import type { Deps } from '../deps.js';
-import { enqueueAttempts, pendingAttempt } from './webhook-attempts.js';
+import { deliverAttempts } from './deliver-webhook.js';
+import { pendingAttempt } from './webhook-attempts.js';
 
 /**
  * The outbox relay (run by the worker): takes up to `limit` recorded events not yet fanned out, makes one pending
  * attempt per enabled endpoint of the event's environment whose filter takes the event type, marks the events
- * dispatched, all in one transaction, then queues the attempts. PostgreSQL workers skip each other's locked rows;
- * a crash before the enqueue leaves pending attempts that sweepWebhookAttempts re-queues. Returns how many events
- * were taken (a full batch means: call again).
+ * dispatched, all in one transaction, then sends those first attempts itself as one batch (deliverAttempts): no queue
+ * job per event. PostgreSQL workers skip each other's locked rows; a crash before the outcomes are written leaves
+ * pending attempts that sweepWebhookAttempts re-queues (any worker then sends them). Returns how many events were
+ * taken (a full batch means: call again).
  */
-export async function fanOutEvents(deps: Deps, limit = 500): Promise<number> {
-  const { taken, attempts } = await deps.store.transaction(async (store) => {
+export async function fanOutEvents(deps: Deps, limit = 500, lanes?: () => number): Promise<number> {
+  const { events, attempts } = await deps.store.transaction(async (store) => {
     const events = await store.webhooks.claimUndispatchedEvents(limit);
-    if (events.length === 0) return { taken: 0, attempts: [] as WebhookAttempt[] };
+    if (events.length === 0) return { events, attempts: [] as WebhookAttempt[] };
     const endpointsOf = new Map<string, WebhookEndpoint[]>();
     const attempts: WebhookAttempt[] = [];
     for (const event of events) {
@@ -37,8 +39,8 @@ export async function fanOutEvents(deps: Deps, limit = 500): Promise<number> {
     }
     await store.webhooks.createAttempts(attempts);
     await store.webhooks.markEventsDispatched(events.map((event) => event.id));
-    return { taken: events.length, attempts };
+    return { events, attempts };
   });
-  await enqueueAttempts(deps, attempts);
-  return taken;
+  await deliverAttempts(deps, attempts, new Map<string, WebhookEventBody>(events.map((event) => [event.id, event])), lanes);
+  return events.length;
 }
