@@ -19,6 +19,8 @@ let mail: HttpFake;
 let mailDelayMs = 0;
 /** deliver-webhook jobs the queue was given (the queue itself is real; this only counts). */
 let webhookJobs = 0;
+/** The attempt ids of those jobs. */
+const webhookJobAttempts = new Set<string>();
 
 const event = (n: number): DomainEvent => ({ type: 'message.opened', object: 'message', data: { object: { _id: `relay-${n}`, channel: 'email', status: 'sent' } } });
 
@@ -52,11 +54,14 @@ beforeAll(async () => {
   const enqueue = queue.enqueue.bind(queue);
   const enqueueMany = queue.enqueueMany.bind(queue);
   queue.enqueue = (name, payload, options) => {
-    if (name === JOB_NAMES.deliverWebhook) webhookJobs++;
+    if (name === JOB_NAMES.deliverWebhook) (webhookJobs++, webhookJobAttempts.add((payload as { attemptId: string }).attemptId));
     return enqueue(name, payload, options);
   };
   queue.enqueueMany = (name, jobs) => {
-    if (name === JOB_NAMES.deliverWebhook) webhookJobs += jobs.length;
+    if (name === JOB_NAMES.deliverWebhook) {
+      webhookJobs += jobs.length;
+      for (const job of jobs) webhookJobAttempts.add((job.payload as { attemptId: string }).attemptId);
+    }
     return enqueueMany(name, jobs);
   };
 });
@@ -104,6 +109,32 @@ describe('webhook relay', () => {
     expect(webhookJobs).toBe(1);
     receiver.reply = () => ({ status: 204 });
     await deleteEndpoint(id);
+  });
+
+  it('an endpoint already failing gets its first attempts through queue jobs, so it cannot hold up the batch', async () => {
+    const failing = await createEndpoint('failing');
+    const healthy = await createEndpoint('healthy');
+    let failingCalls = 0;
+    receiver.reply = (request) => (request.path === '/failing' ? (++failingCalls, { status: 503, body: 'down' }) : { status: 204 });
+    await record(1, 4000);
+    // Its first failure marks it failing (and queues the retry).
+    await expect.poll(() => failingCalls, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => (await server.request('GET', `/v2/webhooks/endpoints/${failing}`)).body.data.failingSince ?? null, { timeout: 20_000 })
+      .not.toBeNull();
+    const healthyBefore = receiver.received.filter((w) => w.path === '/healthy').length;
+    await record(5, 4100);
+    await receiver.waitFor((w) => w.path === '/healthy', healthyBefore + 5, 30_000);
+    // The five new events' first attempts to the failing endpoint were handed to queue jobs, not sent by the relay.
+    const firstAttempts = async () =>
+      ((await server.request('GET', `/v2/webhooks/endpoints/${failing}/attempts?limit=100`)).body.data as Array<{ _id: string; attempt?: number }>)
+        .filter((a) => webhookJobAttempts.has(a._id));
+    await expect.poll(async () => (await firstAttempts()).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(6);
+    const stored = await Promise.all((await firstAttempts()).map((a) => server.deps.store.webhooks.getAttempt(server.devEnvironmentId, a._id)));
+    expect(stored.filter((a) => a?.attempt === 1).length).toBe(5);
+    receiver.reply = () => ({ status: 204 });
+    await deleteEndpoint(failing);
+    await deleteEndpoint(healthy);
   });
 
   it('idle, sends many at once; while the worker runs a job, at most two at once', async () => {

@@ -66,6 +66,9 @@ export async function deliverAttempts(
   const bodies = new Map<string, string>();
   const unsendable: WebhookAttempt[] = [];
   const sent: Sent[] = [];
+  /** First attempts to endpoints already failing: sent by queue jobs instead, so a dead or slow receiver (up to the
+   * send timeout per attempt) does not hold up every other endpoint's batch. */
+  const viaQueue: WebhookAttempt[] = [];
   let next = 0;
   // Lane `index` sends only while `lanes()` allows that many (asked before each send, so the share follows the load).
   const lane = async (index: number) => {
@@ -85,6 +88,10 @@ export async function deliverAttempts(
         unsendable.push({ ...attempt, status: 'failed', error: why, finishedAt: isoNow(deps.clock) });
         continue;
       }
+      if (loaded.endpoint.failingSince) {
+        viaQueue.push(attempt);
+        continue;
+      }
       // One serialisation per event, whatever the number of its endpoints.
       let body = bodies.get(event.id);
       if (body === undefined) bodies.set(event.id, (body = JSON.stringify(event)));
@@ -94,6 +101,8 @@ export async function deliverAttempts(
   await Promise.all(Array.from({ length: Math.min(BATCH_SEND_CONCURRENCY, attempts.length) }, (_, index) => lane(index)));
   if (unsendable.length > 0) await deps.store.webhooks.finishAttempts(unsendable);
   await settleAttempts(deps, sent);
+  // Stored as pending before the batch began: only their jobs are missing.
+  await enqueueAttempts(deps, viaQueue);
 }
 
 function whyUnsendable(target: DeliveryTarget | undefined, event: WebhookEventBody | undefined): string | undefined {
