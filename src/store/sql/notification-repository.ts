@@ -146,14 +146,35 @@ export class SqlNotificationRepository implements NotificationRepository {
    * index of the environment's events in time order (see fewIndexed).
    */
   private listPage(environmentId: string, filter: NotificationListFilter, fromStatusIndex: boolean): Promise<NotificationRow[]> {
-    return this.db
+    if (fromStatusIndex) {
+      return this.db
+        .selectFrom('notifications')
+        .selectAll()
+        .where((eb) => listConditions(eb, environmentId, filter, true))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(filter.limit + 1)
+        .offset(filter.page * filter.limit)
+        .execute();
+    }
+    // A deferred join: the OFFSET walks only the ids, in notifications_env_created (environment_id, created_at, id),
+    // which holds every column the walk needs (on PostgreSQL an index-only scan of the all-visible pages); only the
+    // page's own rows are then read, by primary key. Reading whole rows while walking cost every skipped event's
+    // row on deep pages (issue 24: PostgreSQL spent 58 ms on page 500 of 10).
+    const pageIds = this.db
       .selectFrom('notifications')
-      .selectAll()
-      .where((eb) => listConditions(eb, environmentId, filter, fromStatusIndex))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .select('notifications.id')
+      .where((eb) => listConditions(eb, environmentId, filter))
+      .orderBy('notifications.created_at', 'desc')
+      .orderBy('notifications.id', 'desc')
       .limit(filter.limit + 1)
-      .offset(filter.page * filter.limit)
+      .offset(filter.page * filter.limit);
+    return this.db
+      .selectFrom(pageIds.as('page'))
+      .innerJoin('notifications', 'notifications.id', 'page.id')
+      .selectAll('notifications')
+      .orderBy('notifications.created_at', 'desc')
+      .orderBy('notifications.id', 'desc')
       .execute();
   }
 
