@@ -95,7 +95,7 @@ export class SqlNotificationRepository implements NotificationRepository {
         ? await this.listPage(environmentId, filter, await this.fewIndexed(environmentId, filter.status))
         : await this.listTopicPage(environmentId, filter.topicKey, filter);
     const pageRows = rows.slice(0, filter.limit);
-    const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id));
+    const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id), this.options.dialect);
     return {
       data: pageRows.map((row) => {
         const event = toEvent(row);
