@@ -197,6 +197,31 @@ const updateJob = new ReusableQuery(
     db.updateTable('jobs').set(changes).where('environment_id', '=', whereEnvironmentId).where('id', '=', whereId),
 );
 
+/** Events per list page and more: up to this many, loadJobsWithDetails uses the statements below. */
+const LIST_PAGE_MAX_EVENTS = 51;
+
+/** The event ids of a page, given as n0, n1, ... (the shape is their number). */
+const eventIdsOf = (p: Record<string, string>) => Object.keys(p).filter((name) => name !== 'environmentId').map((name) => p[name]!);
+const jobsOfEvents = new ReusableQuery((db, p: Record<string, string>) =>
+  db
+    .selectFrom('jobs')
+    .selectAll()
+    // By jobs_notification_step; the environment is checked on the rows found (see environmentIs).
+    .where(environmentIs(p.environmentId!))
+    .where('notification_id', 'in', eventIdsOf(p))
+    .orderBy('notification_id')
+    .orderBy('step_index'),
+);
+const detailsOfEvents = new ReusableQuery((db, p: Record<string, string>) =>
+  db
+    .selectFrom('execution_details')
+    .selectAll()
+    .where('notification_id', 'in', eventIdsOf(p))
+    .where('environment_id', '=', p.environmentId!)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
+
 /**
  * The jobs of several events with each job's execution details, in two queries whatever the number of
  * events (a list page never costs one query per event). Jobs in step order, details oldest first.
@@ -205,12 +230,23 @@ export async function loadJobsWithDetails(
   db: Kysely<Database>,
   environmentId: string,
   notificationIds: string[],
+  /** Given by the list pages: their statements are then compiled once per page size. */
+  dialect?: SqlStoreOptions['dialect'],
 ): Promise<Map<string, StoredJob[]>> {
   const byNotification = new Map<string, StoredJob[]>();
   if (notificationIds.length === 0) return byNotification;
   const jobRows: JobRow[] = [];
   const detailRows: DetailRow[] = [];
-  for (const chunk of chunks([...new Set(notificationIds)], 500)) {
+  const unique = [...new Set(notificationIds)];
+  const reusable = dialect !== undefined && unique.length <= LIST_PAGE_MAX_EVENTS;
+  if (reusable) {
+    // A list page (at most 50 events, plus one): statements compiled once per page size.
+    const params: Record<string, string> = { environmentId };
+    unique.forEach((id, index) => (params[`n${index}`] = id));
+    jobRows.push(...((await jobsOfEvents.execute(db, dialect, params)).rows as JobRow[]));
+    detailRows.push(...((await detailsOfEvents.execute(db, dialect, params)).rows as DetailRow[]));
+  }
+  for (const chunk of reusable ? [] : chunks(unique, 500)) {
     jobRows.push(
       ...(await db
         .selectFrom('jobs')

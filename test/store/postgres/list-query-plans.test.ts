@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/store/sql/schema.js';
+import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { SecretBox } from '../../../src/store/secret-box.js';
+import { SqlStore } from '../../../src/store/sql/sql-store.js';
+import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
+
+/**
+ * The list pages of GET /v1/notifications and GET /v1/messages on PostgreSQL (issue 24): EXPLAIN of the statements
+ * the repositories really send, over tables large enough (20,000 rows each, vacuumed and analysed, as autovacuum
+ * leaves a table) that the planner's choice matters. A page is read in the order of an index, never by a sequential
+ * scan of the table followed by a sort of all its rows; a deep event page walks the ids in the index alone.
+ */
+const available = await servicesAvailable(['PostgreSQL']);
+const ROWS = 20_000;
+const ENV = 'env-plans';
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  'Plan Rows'?: number;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
+
+describe.skipIf(!available)('PostgreSQL plans of the list pages', () => {
+  let schema: TestSchema;
+  let pool: pg.Pool;
+  let db: Kysely<Database>;
+  let store: SqlStore;
+  const sent: CompiledQuery[] = [];
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    pool = new pg.Pool({ connectionString: schema.url, max: 2 });
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool }),
+      log: (event) => {
+        if (event.level === 'query') sent.push(event.query);
+      },
+    });
+    await migrateToLatest(db, 'postgres');
+    store = new SqlStore(db, { dialect: 'postgres', secretBox: new SecretBox(randomBytes(32)) });
+    const document = JSON.stringify({ payload: { text: 'x'.repeat(600) } });
+    await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
+      select 'n' || lpad(i::text, 8, '0'), ${ENV}, 'org', 's' || (i % 300), 'sub-' || (i % 300), 't' || i, ${document},
+             to_char(timestamp '2026-11-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             to_char(timestamp '2026-11-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      from generate_series(1, ${ROWS}) as i`.execute(db);
+    await sql`insert into messages (id, environment_id, organization_id, notification_id, subscriber_id, external_subscriber_id, transaction_id, channel, read, seen, status, context_keys_norm, deleted, document, created_at, updated_at)
+      select 'm' || lpad(i::text, 8, '0'), ${ENV}, 'org', 'n' || lpad(i::text, 8, '0'), 's' || (i % 300), 'sub-' || (i % 300), 't' || i,
+             'in_app', 0, 0, 'sent', '', 0, ${document},
+             to_char(timestamp '2026-11-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             to_char(timestamp '2026-11-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      from generate_series(1, ${ROWS}) as i`.execute(db);
+    await sql`vacuum analyze notifications`.execute(db);
+    await sql`vacuum analyze messages`.execute(db);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.destroy();
+    await schema?.drop();
+  });
+
+  /** The root plan node of EXPLAIN (FORMAT JSON) of a statement the repository sent. */
+  async function planOf(query: CompiledQuery): Promise<PlanNode> {
+    const { rows } = await pool.query(`explain (format json) ${query.sql}`, query.parameters as unknown[]);
+    return (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+  }
+
+  async function statementsOf(read: () => Promise<unknown>): Promise<CompiledQuery[]> {
+    sent.length = 0;
+    await read();
+    return [...sent];
+  }
+
+  /** No node reads a list table sequentially, and no sort is over more rows than a page (plus one). */
+  function expectIndexOrder(plan: PlanNode, limit: number) {
+    const nodes = nodesOf(plan);
+    expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name'])).toEqual([]);
+    for (const node of nodes.filter((n) => n['Node Type'] === 'Sort')) expect(node['Plan Rows']).toBeLessThanOrEqual(limit + 1);
+  }
+
+  it.each([0, 1000, 1990])('an event page (page %i of 10) walks the ids in notifications_env_created, then reads the page by key', async (page) => {
+    const [statement] = await statementsOf(() => store.notifications.list(ENV, { page, limit: 10, before: '2030-01-01T00:00:00.000Z' }));
+    const plan = await planOf(statement!);
+    expectIndexOrder(plan, 10);
+    const nodes = nodesOf(plan);
+    const walk = nodes.find((node) => node['Index Name'] === 'notifications_env_created');
+    expect(walk?.['Node Type']).toBe('Index Only Scan');
+    expect(nodes.some((node) => node['Index Name'] === 'notifications_pkey')).toBe(true);
+  });
+
+  it('the event page returns the right rows (page 1000 of 10: the 10,001st to 10,010th newest)', async () => {
+    const result = await store.notifications.list(ENV, { page: 1000, limit: 10, before: '2030-01-01T00:00:00.000Z' });
+    expect(result.data.map((event) => event._id)).toEqual(Array.from({ length: 10 }, (_, i) => `n${String(ROWS - 10_000 - i).padStart(8, '0')}`));
+    expect(result.hasMore).toBe(true);
+  });
+
+  it.each([
+    ['unfiltered, page 1000', { page: 1000, limit: 10 }],
+    ['one subscriber, page 1', { subscriberId: 'sub-7', page: 1, limit: 10 }],
+    ['one channel, page 500', { channel: 'in_app' as const, page: 500, limit: 10 }],
+  ])('a message page (%s) is read in index order', async (_name, filter) => {
+    const [statement] = await statementsOf(() => store.messages.list(ENV, filter));
+    const plan = await planOf(statement!);
+    expectIndexOrder(plan, 10);
+    expect(nodesOf(plan).some((node) => node['Node Type'].startsWith('Index'))).toBe(true);
+  });
+});
