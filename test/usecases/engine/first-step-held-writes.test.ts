@@ -144,7 +144,6 @@ describe('processTrigger: the first step written with its event', () => {
     await Promise.allSettled([processTrigger(server.deps, payload, { runFirstStep }), processTrigger(server.deps, payload, { runFirstStep })]);
     await server.deps.store.triggers.setState(trigger.environmentId, trigger._id, 'accepted');
     await processTrigger(server.deps, payload, { runFirstStep });
-    await server.waitForIdle();
 
     const events = await eventsOf(server, trigger.transactionId);
     expect(events).toHaveLength(1);
