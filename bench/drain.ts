@@ -9,9 +9,10 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  * `npm run bench:drain -- --triggers 3000`: the scale-out worker's in-app deliveries on their own. `herald api` accepts
  * the triggers (one-step in-app workflow, a new subscriber each) with no worker running; then one `herald worker`
  * starts and drains them. Prints deliveries/s over the drain and the CPU per delivery of the worker, its PostgreSQL
- * backends and Redis, measured from /proc (CPU time, so it holds better than rates on a shared machine).
+ * backends and Redis, measured from /proc (CPU time, so it holds better than rates on a shared machine); with
+ * `--profile <dir>`, a CPU profile of the worker.
  */
-interface Options { triggers: number; concurrency: number }
+interface Options { triggers: number; concurrency: number; profile?: string }
 
 const log = (message: string) => console.log(`[bench:drain ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const options = new Command()
     .option('--triggers <n>', 'triggers to accept, then deliver', positiveInteger, 3000)
     .option('--concurrency <n>', 'triggers posted at once', positiveInteger, 50)
+    .option('--profile <dir>', 'write a --cpu-prof profile of the worker into this directory')
     .parse(['node', 'bench:drain', ...process.argv.slice(2)])
     .opts<Options>();
   if (await buildServer({ ifStale: true, quiet: true })) log('server built into dist/server');
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
       }
     }));
     log(`${options.triggers} triggers accepted; starting the worker`);
-    const worker = await startWorker(processes.env);
+    const worker = await startWorker(processes.env, options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : []);
     const redisPort = Number(new URL(processes.env.REDIS_URL!).port);
     const groups = () => findGroups({ worker: worker.child.pid! }, 5432, redisPort);
     const startGroups = groups();
