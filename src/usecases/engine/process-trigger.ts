@@ -87,7 +87,7 @@ async function createAndRunFirstStep(
   let processed = false;
   const remaining = await deps.store.batch(async (store) => {
     const stepDeps: Deps = { ...held.deps, store };
-    const created = await createEvent(stepDeps, input);
+    const created = await createEvent(stepDeps, { ...input, requeueEndedFirstStep: true });
     const [first] = created.followUps;
     const ran = first && created.loaded && first.runAt === undefined ? await runFirstStep(first, created.loaded, stepDeps) : false;
     const rest = ran ? created.followUps.slice(1) : created.followUps;
@@ -155,16 +155,19 @@ interface CreatedEvent {
 
 async function createEvent(
   deps: Deps,
-  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[] },
+  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[]; requeueEndedFirstStep?: boolean },
 ): Promise<CreatedEvent> {
   const { trigger, workflow, recipient, contextKeys, integrations } = input;
   const { subscriber } = recipient;
   const env = trigger.environmentId;
   const placed = await placeEvent(deps, trigger, subscriber._id);
   if ('existing' in placed) {
-    // A first step that already ended is queued too: its rerun only queues the next step (lost if the crash came
-    // between the write that ended it and the queue add of the next).
-    const first = storedJobsOf(placed.existing.jobs)?.find((job) => job.stepIndex === 0 && job.status !== 'pending');
+    // After a first step run with the trigger, one that already ended is queued too: its rerun only queues the next
+    // step, which a crash between that write and its queue add would otherwise leave unqueued. (Not for fan-outs,
+    // whose first steps were queued, not run here: a rerun would queue one no-op job per recipient.)
+    const first = storedJobsOf(placed.existing.jobs)?.find(
+      (job) => job.stepIndex === 0 && (job.status === 'queued' || job.status === 'running' || (input.requeueEndedFirstStep === true && job.status !== 'pending')),
+    );
     return { followUps: first ? [{ environmentId: env, jobId: first._id, dedupeKey: dedupeKeys.step(first._id) }] : [] };
   }
   const { eventId } = placed;
