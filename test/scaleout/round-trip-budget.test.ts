@@ -26,7 +26,7 @@ const BUDGET = {
   // Issue #24: 1 SQL (the trigger row; the workflow is cached per process) and 2 Redis commands (the rate limit's one
   // script, the job's add; under load adds share one pipeline).
   trigger: { sqlStatements: 1, redisCommands: 2 },
-  // Measured 6.9-7.2 SQL and 7.9-8.1 Redis commands (2026-11-26): 5 statements (the trigger, the subscriber, the event
+  // Measured 5.6-7.2 SQL and 7.9-8.1 Redis commands (2026-11-26): 5 statements (the trigger, the subscriber, the event
   // id's owners, the preferences, and one write of the event, its jobs, the message, their counts and the trigger's
   // state: Store.batch) plus the webhook outbox's polls and the worker's blocking reads while idle, which vary with
   // timing, hence the headroom. Before the held writes it was 8.9 (three writes more: the event, the job's final save,
