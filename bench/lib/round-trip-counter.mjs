@@ -4,7 +4,7 @@
 // command ioredis sends (BullMQ's scripts included); commands of one pipeline or MULTI are also counted as one round
 // trip. On SIGUSR2 the counts are written to $BENCH_ROUND_TRIPS_DIR/<pid>.json, so the bench reads them between phases.
 import { createRequire } from 'node:module';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(new URL('../../package.json', import.meta.url));
@@ -33,9 +33,13 @@ function wrap(prototype, name, count) {
 
 try {
   const pg = require('pg');
+  // $BENCH_SQL_LOG names a file that gets each statement's text, one a line: which statements an operation makes.
+  const log = process.env.BENCH_SQL_LOG;
   wrap(pg.Client.prototype, 'query', (client, [query]) => {
     counts.sqlStatements += 1;
     countCommit(client, query);
+    const text = typeof query === 'string' ? query : query?.text;
+    if (log && typeof text === 'string') appendFileSync(log, `${process.pid} ${text.replace(/\s+/g, ' ')}\n`);
   });
 } catch { /* not installed: nothing to count */ }
 

@@ -740,6 +740,17 @@ export interface Store {
   /** Runs `work` in one database transaction, with a Store bound to it. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**
+   * Runs `work` with a Store that holds the writes of a new notification event and of its first step, and writes them
+   * together once `work` has returned: `notifications.createWithJobs`, then `jobs.save` of those jobs (the job is
+   * inserted in the status it reached), `messages.create` of one of their messages, `events.record` and
+   * `triggers.setState`. PostgreSQL writes them in one statement: one round trip, one commit, all or nothing; nothing
+   * is written when `work` throws. Reads inside `work` do not see held writes; a write the store cannot hold (another
+   * job's save or message, a lock) throws. Where writes cannot be held (SQLite, or inside a transaction) `work`
+   * gets this store and its writes run at once. Anything that announces a held write (realtime, queue adds) must wait
+   * until `batch` has returned.
+   */
+  batch<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /**
    * Inside `transaction()`: holds a lock named `key` until the transaction ends, so that read-then-write decisions
    * about one key (a digest group, a throttle window) never interleave across workers. PostgreSQL takes a
    * transaction-scoped advisory lock; on SQLite transactions already run one at a time.

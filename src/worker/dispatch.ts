@@ -48,14 +48,14 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
   return async (job: QueuedJob) => {
     switch (job.name) {
       case JOB_NAMES.processTrigger:
-        return observed(deps, job, {}, () => runProcessTrigger(deps, job, async (followUp, loaded) => {
+        return observed(deps, job, {}, () => runProcessTrigger(deps, job, async (followUp, loaded, stepDeps) => {
           // Steps that call providers or user code always go through the queue, where every attempt is recorded.
           if (!SELF_CONTAINED_STEP_TYPES.has(loaded.job.type) || loaded.workflow.origin === 'external') return false;
           const observation: StepObservation = {};
           const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded, observation };
           try {
             // A step run like a queued one (its own span and count), inside the trigger's job.
-            await observed(deps, undefined, observation, () => runJob(deps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
+            await observed(deps, undefined, observation, () => runJob(stepDeps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
             return true;
           } catch (error) {
             // Queued instead: the queue's run records the attempt and decides retry or fail, as for any step.

@@ -70,8 +70,9 @@ export async function startScaleoutProcesses(options: { apis: number; workers: n
   return processes;
 }
 
-export async function startWorker(env: Record<string, string>): Promise<HeraldWorkerProcess> {
-  const child = spawn(process.execPath, [HERALD_BIN, 'worker'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `nodeArgs` go before the script (`--cpu-prof` is refused in NODE_OPTIONS). */
+export async function startWorker(env: Record<string, string>, nodeArgs: string[] = []): Promise<HeraldWorkerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, HERALD_BIN, 'worker'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -140,7 +140,7 @@ export class SqlJobRepository implements JobRepository {
 }
 
 /** The overview outcome of a channel step's final status; undefined for other steps and statuses. */
-function overviewOutcomeOf(job: StoredJob): OverviewOutcome | undefined {
+export function overviewOutcomeOf(job: StoredJob): OverviewOutcome | undefined {
   if (!isOverviewChannel(job.type)) return undefined;
   if (job.status === 'completed') return 'sent';
   if (job.status === 'failed' || job.status === 'skipped') return job.status;

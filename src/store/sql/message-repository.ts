@@ -1,4 +1,4 @@
-import { sql, type Compilable, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { hasDocumentConditions, matchesDocumentConditions, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
 import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
@@ -9,7 +9,7 @@ import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { environmentIs } from './plan-hints.js';
 import { recordEngagement } from './overview-repository.js';
-import { oneStatement } from './one-statement.js';
+import { oneStatement, type NamedStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type MessageRow = Selectable<MessagesTable>;
@@ -504,6 +504,21 @@ export class SqlMessageRepository implements MessageRepository {
    * True when the message was inserted.
    */
   private async insertCountedAsOneStatement(row: MessageRow): Promise<boolean> {
+    const { inserted, counters } = this.countedInsertStatements(row);
+    const result = await this.db.executeQuery(oneStatement([inserted], counters));
+    return Number(result.numAffectedRows ?? 0) > 0;
+  }
+
+  /**
+   * PostgreSQL: a new message's insert (named `inserted`, nothing when the job has its message) and its counters'
+   * upsert, which adds only when `inserted` has a row; combined by `oneStatement`, the insert before the upsert.
+   */
+  async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown> }> {
+    const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
+    return this.countedInsertStatements(toRow(message, externalSubscriberId));
+  }
+
+  private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown> } {
     const deltas = new MessageCounterDeltas(this.options.dialect);
     deltas.add(row, 1);
     const counters: Record<string, unknown> = {};
@@ -513,12 +528,10 @@ export class SqlMessageRepository implements MessageRepository {
       counters[`shard${index}`] = counter.shard;
       counters[`count${index}`] = counter.count;
     });
-    const statement = oneStatement(
-      [{ name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) }],
-      upsertCountersIfInserted.compile(this.db, this.options.dialect, counters),
-    );
-    const result = await this.db.executeQuery(statement);
-    return Number(result.numAffectedRows ?? 0) > 0;
+    return {
+      inserted: { name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) },
+      counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters),
+    };
   }
 
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */

@@ -24,7 +24,7 @@ const INSERT_BATCH = 200;
  * An event with more jobs than this many parameters (PostgreSQL's limit per statement is 65,535) is written as several
  * statements in a transaction rather than as one.
  */
-const ONE_STATEMENT_MAX_PARAMETERS = 30_000;
+export const ONE_STATEMENT_MAX_PARAMETERS = 30_000;
 
 /** Event fields held in columns (or, for jobs, in their own table); the rest is the JSON document. */
 const COLUMN_FIELDS = [
@@ -39,12 +39,7 @@ export class SqlNotificationRepository implements NotificationRepository {
   ) {}
 
   async createWithJobs(event: NotificationEvent, jobs: StoredJob[]): Promise<void> {
-    const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
-    const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
-    const topics = await this.topicsStatement(event, row.created_at);
-    const statements = [insertNotifications.compile(this.db, this.options.dialect, [row])];
-    if (topics) statements.push(topics);
-    statements.push(...jobInsertStatements(this.db, this.options.dialect, jobs));
+    const statements = await this.createWithJobsStatements(event, jobs);
     const parameters = statements.reduce((sum, statement) => sum + statement.parameters.length, 0);
     if (this.options.dialect === 'postgres' && parameters <= ONE_STATEMENT_MAX_PARAMETERS) {
       await this.db.executeQuery(oneStatement(statements.slice(0, -1), statements[statements.length - 1]));
@@ -54,6 +49,17 @@ export class SqlNotificationRepository implements NotificationRepository {
       for (const statement of statements) await db.executeQuery(statement);
     };
     await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
+  }
+
+  /** The inserts of createWithJobs, not executed (the held writes of `SqlStore.batch` combine them with others). */
+  async createWithJobsStatements(event: NotificationEvent, jobs: StoredJob[]): Promise<CompiledQuery<unknown>[]> {
+    const subscriber = event.subscriber ?? (await this.subscriberSummary(event));
+    const row = toRow(event, subscriber.subscriberId, subscriber.email ?? null);
+    const topics = await this.topicsStatement(event, row.created_at);
+    const statements = [insertNotifications.compile(this.db, this.options.dialect, [row])];
+    if (topics) statements.push(topics);
+    statements.push(...jobInsertStatements(this.db, this.options.dialect, jobs));
+    return statements;
   }
 
   async createMany(events: NotificationEvent[]): Promise<void> {

@@ -51,13 +51,14 @@ export async function recordStepOutcome(
  */
 export function stepOutcomeStatementsFromMoved(
   step: { jobId: string; environmentId: string; channel: string; providerId: string; workflowId: string; outcome: OverviewOutcome; createdAt: string; endedAt: string },
+  from = ' from moved',
 ): CompiledQuery<unknown>[] {
   const hour = hourOf(step.endedAt);
   const shard = shardOf('postgres', step.jobId);
   const statements = [
     CompiledQuery.raw(
       'insert into "overview_counts" ("environment_id", "hour", "channel", "provider_id", "workflow_id", "outcome", "shard", "count") ' +
-        'select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, 1 from moved ' +
+        `select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, 1${from} ` +
         'on conflict ("environment_id", "hour", "channel", "provider_id", "workflow_id", "outcome", "shard") do update set "count" = "overview_counts"."count" + 1',
       [step.environmentId, hour, step.channel, step.providerId, step.workflowId, step.outcome, shard],
     ),
@@ -67,12 +68,21 @@ export function stepOutcomeStatementsFromMoved(
   statements.push(
     CompiledQuery.raw(
       'insert into "overview_latency" ("environment_id", "hour", "channel", "bucket", "shard", "count") ' +
-        'select $1::text, $2::text, $3::text, $4::integer, $5::integer, 1 from moved ' +
+        `select $1::text, $2::text, $3::text, $4::integer, $5::integer, 1${from} ` +
         'on conflict ("environment_id", "hour", "channel", "bucket", "shard") do update set "count" = "overview_latency"."count" + 1',
       [step.environmentId, hour, step.channel, latencyBucket(latencyMs), shard],
     ),
   );
   return statements;
+}
+
+/**
+ * PostgreSQL: the counts of a step that reaches its final status in the statement that inserts its job (held writes,
+ * `SqlStore.batch`): added unconditionally, since a new job's row cannot have been counted before (were the job's id
+ * taken, the insert would fail and the statement with it).
+ */
+export function stepOutcomeStatementsForNewJob(step: Parameters<typeof stepOutcomeStatementsFromMoved>[0]): CompiledQuery<unknown>[] {
+  return stepOutcomeStatementsFromMoved(step, '');
 }
 
 /** An in-app message became read/seen (+1) or not (−1): counted in the hour the message was created. */

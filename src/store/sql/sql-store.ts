@@ -20,6 +20,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { SqlBridgeRepository } from './bridge-repository.js';
 import { SqlRetentionRepository } from './retention-repository.js';
 import { SqlOverviewRepository } from './overview-repository.js';
+import { HeldWrites } from './held-store.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -92,6 +93,14 @@ export class SqlStore implements Store {
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return work(this);
     return this.db.transaction().execute((trx) => work(new SqlStore(trx, this.options, true)));
+  }
+
+  async batch<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    if (this.options.dialect !== 'postgres' || this.inTransaction) return work(this);
+    const held = new HeldWrites(this);
+    const result = await work(held.store);
+    await held.flush();
+    return result;
   }
 
   async lockKey(key: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { JobStatus } from '../../domain/types.js';
 import type { JobRef, TriggerRecord, TriggerRepository } from '../ports.js';
 import { fromJson, toJson } from './json.js';
@@ -39,7 +39,12 @@ export class SqlTriggerRepository implements TriggerRepository {
   }
 
   async setState(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): Promise<void> {
-    await setTriggerState.execute(this.db, this.options.dialect, { state, error: error ?? null, updatedAt: new Date().toISOString(), environmentId, id });
+    await this.db.executeQuery(this.setStateStatement(environmentId, id, state, error));
+  }
+
+  /** The update of `setState`, not executed (the held writes of `SqlStore.batch` combine it with others). */
+  setStateStatement(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): CompiledQuery<unknown> {
+    return setTriggerState.compile(this.db, this.options.dialect, { state, error: error ?? null, updatedAt: new Date().toISOString(), environmentId, id });
   }
 
   async listStale(before: string, limit: number): Promise<TriggerRecord[]> {

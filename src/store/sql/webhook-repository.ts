@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { newId } from '../../domain/ids.js';
 import type { DomainEvent, WebhookAttempt, WebhookAttemptStatus, WebhookEndpoint, WebhookEventBody, WebhookSecrets } from '../../domain/webhooks.js';
 import type { Clock } from '../../domain/clock.js';
@@ -81,15 +81,22 @@ export class SqlEventOutbox implements EventOutbox {
   }
 
   async record(environmentId: string, events: DomainEvent[]): Promise<WebhookEventBody[]> {
-    if (events.length === 0 || !(await this.wanted(environmentId))) return [];
+    const recorded = await this.recordStatement(environmentId, events);
+    if (recorded) await this.db.executeQuery(recorded.statement);
+    return recorded?.bodies ?? [];
+  }
+
+  /** The insert of `record`, not executed (the held writes of `SqlStore.batch` combine it with others). */
+  async recordStatement(environmentId: string, events: DomainEvent[]): Promise<{ statement: CompiledQuery<unknown>; bodies: WebhookEventBody[] } | undefined> {
+    if (events.length === 0 || !(await this.wanted(environmentId))) return undefined;
     const now = this.options.clock.now();
     const timestamp = new Date(now).toISOString();
     const bodies = events.map((event): WebhookEventBody => ({ id: newId(now), type: event.type, object: event.object, data: event.data, timestamp, environmentId }));
-    await this.db
+    const statement = this.db
       .insertInto('webhook_events')
       .values(bodies.map((body) => ({ id: body.id, environment_id: environmentId, type: body.type, body: JSON.stringify(body), dispatched: 0, created_at: timestamp })))
-      .execute();
-    return bodies;
+      .compile();
+    return { statement, bodies };
   }
 
   forget(environmentId?: string): void {

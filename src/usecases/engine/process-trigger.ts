@@ -13,7 +13,8 @@ import { enqueueFollowUps, executionDetail, storedJobsOf, type FollowUp } from '
 import { resolveRecipients, type Recipient } from './resolve-recipients.js';
 import type { LoadedRecords } from './step-context.js';
 import { digestMetadataOf, stepGroupOf } from './step-metadata.js';
-import { subscriberForTemplates } from './run-job.js';
+import { subscriberForTemplates, TRANSACTIONAL_STEPS } from './run-job.js';
+import { holdEffects } from './held-effects.js';
 import { plannedProviderId, sendsThroughProvider } from './select-integration.js';
 
 export interface ProcessTriggerOptions {
@@ -22,7 +23,7 @@ export interface ProcessTriggerOptions {
    * when it did not (the step is then queued). Used for a single recipient only: a fan-out keeps its first steps
    * parallel on the queue.
    */
-  runFirstStep?: (followUp: FollowUp, loaded: LoadedRecords) => Promise<boolean>;
+  runFirstStep?: (followUp: FollowUp, loaded: LoadedRecords, deps: Deps) => Promise<boolean>;
 }
 
 /**
@@ -52,15 +53,53 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
     ? await deps.store.integrations.list(trigger.environmentId, { activeOnly: true })
     : [];
   const runFirstStep = recipients.length === 1 ? options.runFirstStep : undefined;
+  const [firstStep] = workflow.steps;
+  if (runFirstStep && recipients.length === 1 && firstStep && !TRANSACTIONAL_STEPS.has(firstStep.type)) {
+    await createAndRunFirstStep(deps, { trigger, workflow, recipient: recipients[0]!, contextKeys, integrations }, runFirstStep);
+    return;
+  }
   for (const recipient of recipients) {
     const created = await createEvent(deps, { trigger, workflow, recipient, contextKeys, integrations });
     const [first] = created.followUps;
     // Before the trigger is marked processed: a crash in the step reruns this job, which finds the event and its
     // first step still queued or running and runs it again (steps are idempotent).
-    const ran = first && created.loaded && first.runAt === undefined && runFirstStep ? await runFirstStep(first, created.loaded) : false;
+    const ran = first && created.loaded && first.runAt === undefined && runFirstStep ? await runFirstStep(first, created.loaded, deps) : false;
     await enqueueFollowUps(deps, ran ? created.followUps.slice(1) : created.followUps);
   }
   await deps.store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
+}
+
+/**
+ * One recipient, its first step run here: the event, its jobs and what the step records are written together
+ * (Store.batch: on PostgreSQL one statement, each job inserted in the status it reached), with the trigger marked
+ * processed in the same write when nothing is left to queue. Realtime events and queue adds the step asked for wait
+ * until the write is durable. A crash before it leaves the trigger `accepted` and nothing of its event written (the
+ * rerun starts again); after it, the event is complete or its next step is queued in the database, and a rerun of this
+ * job (the trigger is still `accepted` then) queues the event's first step again, whose run queues the next one.
+ */
+async function createAndRunFirstStep(
+  deps: Deps,
+  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[] },
+  runFirstStep: NonNullable<ProcessTriggerOptions['runFirstStep']>,
+): Promise<void> {
+  const { trigger } = input;
+  const held = holdEffects(deps);
+  let processed = false;
+  const remaining = await deps.store.batch(async (store) => {
+    const stepDeps: Deps = { ...held.deps, store };
+    const created = await createEvent(stepDeps, { ...input, requeueEndedFirstStep: true });
+    const [first] = created.followUps;
+    const ran = first && created.loaded && first.runAt === undefined ? await runFirstStep(first, created.loaded, stepDeps) : false;
+    const rest = ran ? created.followUps.slice(1) : created.followUps;
+    if (rest.length === 0 && !held.queueAddsHeld()) {
+      await store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
+      processed = true;
+    }
+    return rest;
+  });
+  await held.release();
+  await enqueueFollowUps(deps, remaining);
+  if (!processed) await deps.store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
 }
 
 /**
@@ -116,14 +155,19 @@ interface CreatedEvent {
 
 async function createEvent(
   deps: Deps,
-  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[] },
+  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[]; requeueEndedFirstStep?: boolean },
 ): Promise<CreatedEvent> {
   const { trigger, workflow, recipient, contextKeys, integrations } = input;
   const { subscriber } = recipient;
   const env = trigger.environmentId;
   const placed = await placeEvent(deps, trigger, subscriber._id);
   if ('existing' in placed) {
-    const first = storedJobsOf(placed.existing.jobs)?.find((job) => job.stepIndex === 0 && (job.status === 'queued' || job.status === 'running'));
+    // After a first step run with the trigger, one that already ended is queued too: its rerun only queues the next
+    // step, which a crash between that write and its queue add would otherwise leave unqueued. (Not for fan-outs,
+    // whose first steps were queued, not run here: a rerun would queue one no-op job per recipient.)
+    const first = storedJobsOf(placed.existing.jobs)?.find(
+      (job) => job.stepIndex === 0 && (job.status === 'queued' || job.status === 'running' || (input.requeueEndedFirstStep === true && job.status !== 'pending')),
+    );
     return { followUps: first ? [{ environmentId: env, jobId: first._id, dedupeKey: dedupeKeys.step(first._id) }] : [] };
   }
   const { eventId } = placed;

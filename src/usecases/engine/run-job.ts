@@ -50,7 +50,7 @@ export function stoppedByFailureReason(job: StoredJob): string {
 }
 
 /** Steps whose decision reads other jobs and then writes: run inside one transaction. */
-const TRANSACTIONAL_STEPS = new Set(['digest', 'throttle']);
+export const TRANSACTIONAL_STEPS: ReadonlySet<string> = new Set(['digest', 'throttle']);
 
 /**
  * Runs one step of one notification event. Idempotent: a job that already ended only makes sure the next

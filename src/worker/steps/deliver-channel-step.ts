@@ -122,7 +122,8 @@ async function deliverInApp(run: StepRun): Promise<StepOutcome> {
   });
   if (!stored.created) return outcomeOfExisting(stored.message);
   run.deps.metrics.delivery('in_app', 'novu', 'sent');
-  // In-app steps never run inside a transaction (run-job's TRANSACTIONAL_STEPS): the message is durable now.
+  // In-app steps never run inside a transaction (run-job's TRANSACTIONAL_STEPS): the message is durable now, or, when
+  // a trigger's first step holds its writes (Store.batch), the notifier given is held with them (held-effects.ts).
   run.deps.realtime.messageDelivered({ environmentId: job._environmentId, subscriberRecordId: stored.message._subscriberId }, stored.message);
   return { status: 'completed', detail: 'Message sent to the subscriber inbox', providerId: 'novu' };
 }

@@ -1,0 +1,145 @@
+import type { CompiledQuery } from 'kysely';
+import type { DomainEvent, WebhookEventBody } from '../../domain/webhooks.js';
+import type { ExecutionDetail, Message, NotificationEvent } from '../../domain/types.js';
+import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, Store, StoredJob, TriggerRecord, TriggerRepository } from '../ports.js';
+import { jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
+import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
+import { oneStatement, type NamedStatement } from './one-statement.js';
+import { stepOutcomeStatementsForNewJob } from './overview-repository.js';
+import type { SqlStore } from './sql-store.js';
+
+/**
+ * PostgreSQL: the Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
+ * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
+ * `messages.create` of a held job's message, `events.record` and `triggers.setState` are held as statements; `flush`
+ * writes everything in one statement, so one round trip and one commit, and each job is inserted once, in the status
+ * it reached (an insert and then a status update wrote every index of `jobs` twice). Reads go to the database and do
+ * not see the held writes. A write this store cannot hold in order (a save or message of a job that is not held, a
+ * lock) throws, so nothing is written out of order: the caller's `work` then fails before `flush`.
+ */
+export class HeldWrites {
+  private readonly events: Array<{ event: NotificationEvent; jobs: StoredJob[] }> = [];
+  private readonly jobs = new Map<string, { job: StoredJob; details: ExecutionDetail[] }>();
+  /** Statements after the inserts of events and jobs, in call order. */
+  private readonly after: Array<CompiledQuery<unknown> | NamedStatement> = [];
+  private messages = 0;
+  readonly store: Store;
+
+  constructor(private readonly base: SqlStore) {
+    const held = this;
+    const notifications: NotificationRepository = Object.create(base.notifications, {
+      createWithJobs: {
+        value: async (event: NotificationEvent, jobs: StoredJob[]) => {
+          held.events.push({ event, jobs });
+          for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
+        },
+      },
+    });
+    const jobs: JobRepository = Object.create(base.jobs, {
+      save: {
+        value: async (job: StoredJob, detail?: ExecutionDetail) => {
+          const entry = held.jobs.get(job._id);
+          if (!entry) throw new Error(`held writes: job ${job._id} is not held`);
+          // The step code changes the object it loaded, which is the held one; a copy replaces it.
+          entry.job = job;
+          if (detail) entry.details.push(detail);
+        },
+      },
+    });
+    const messages: MessageRepository = Object.create(base.messages, {
+      create: {
+        value: async (message: Message) => {
+          // A held job is new, so it has no message yet: the insert cannot conflict on the job.
+          if (!message._jobId || !held.jobs.has(message._jobId)) throw new Error(`held writes: message of job ${message._jobId} is not held`);
+          if (held.messages > 0) throw new Error('held writes: one message per batch');
+          held.messages += 1;
+          const { inserted, counters } = await base.messages.createStatements(message);
+          held.after.push(inserted, counters);
+          return { message, created: true };
+        },
+      },
+    });
+    const outbox: EventOutbox = Object.create(base.events, {
+      record: {
+        value: async (environmentId: string, domainEvents: DomainEvent[]): Promise<WebhookEventBody[]> => {
+          const recorded = await base.events.recordStatement(environmentId, domainEvents);
+          if (recorded) held.after.push(recorded.statement);
+          return recorded?.bodies ?? [];
+        },
+      },
+    });
+    const triggers: TriggerRepository = Object.create(base.triggers, {
+      setState: {
+        value: async (environmentId: string, id: string, state: TriggerRecord['state'], error?: string) => {
+          held.after.push(base.triggers.setStateStatement(environmentId, id, state, error));
+        },
+      },
+    });
+    this.store = Object.create(base, {
+      notifications: { value: notifications },
+      jobs: { value: jobs },
+      messages: { value: messages },
+      events: { value: outbox },
+      triggers: { value: triggers },
+      // The held writes are one statement: all or nothing already.
+      transaction: { value: async <T>(work: (store: Store) => Promise<T>) => work(held.store) },
+      lockKey: {
+        value: async () => {
+          throw new Error('held writes: no locks');
+        },
+      },
+    });
+  }
+
+  /** Writes what is held (nothing when nothing is). */
+  async flush(): Promise<void> {
+    const statements: Array<CompiledQuery<unknown> | NamedStatement> = [];
+    for (const { event, jobs } of this.events) {
+      const current = jobs.map((job) => this.current(job));
+      statements.push(...(await this.base.notifications.createWithJobsStatements(event, current)));
+      for (const job of current) {
+        const outcome = overviewOutcomeOf(job);
+        if (!outcome) continue;
+        statements.push(
+          ...stepOutcomeStatementsForNewJob({
+            jobId: job._id,
+            environmentId: job._environmentId,
+            channel: job.type,
+            providerId: job.providerId ?? '',
+            workflowId: job._templateId ?? '',
+            outcome,
+            createdAt: job.createdAt,
+            endedAt: job.updatedAt ?? new Date().toISOString(),
+          }),
+        );
+      }
+    }
+    statements.push(...this.after);
+    const last = statements.pop();
+    if (!last) return;
+    const query = (statement: CompiledQuery<unknown> | NamedStatement) => ('name' in statement ? statement.query : statement);
+    const parameters = [...statements, last].reduce((sum, statement) => sum + query(statement).parameters.length, 0);
+    if (parameters <= ONE_STATEMENT_MAX_PARAMETERS && !('name' in last)) {
+      await this.base.db.executeQuery(oneStatement(statements, last));
+      return;
+    }
+    // Very large events: one transaction of several statements (a named statement's readers need it in theirs, so
+    // the message's insert and counters go together).
+    await this.base.db.transaction().execute(async (trx) => {
+      const all = [...statements, last];
+      for (let i = 0; i < all.length; i++) {
+        const statement = all[i]!;
+        if ('name' in statement) {
+          await trx.executeQuery(oneStatement([statement], query(all[++i]!)));
+        } else await trx.executeQuery(statement);
+      }
+    });
+  }
+
+  /** The held job as saved last, with the execution details its saves added. */
+  private current(job: StoredJob): StoredJob {
+    const entry = this.jobs.get(job._id);
+    if (!entry || entry.details.length === 0) return entry?.job ?? job;
+    return { ...entry.job, executionDetails: [...entry.job.executionDetails, ...entry.details] };
+  }
+}

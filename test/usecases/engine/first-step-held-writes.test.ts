@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/domain/types.js';
+import type { EnqueueOptions } from '../../../src/queue/ports.js';
+import type { InboxAudience, RealtimeNotifier } from '../../../src/realtime/ports.js';
+import type { TriggerRecord } from '../../../src/store/ports.js';
+import type { Deps } from '../../../src/usecases/deps.js';
+import { processTrigger } from '../../../src/usecases/engine/process-trigger.js';
+import { runJob } from '../../../src/usecases/engine/run-job.js';
+import { createTemplateRenderer } from '../../../src/domain/templates.js';
+import { emptyCustomStepRegistry } from '../../../src/usecases/engine/step-context.js';
+import { stepHandlers } from '../../../src/worker/dispatch.js';
+import { insertSubscriber, scopeOf, type Scope } from '../../helpers/factories.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { createWorkflow, detailTexts, eventsOf, messagesOf } from '../../worker/engine-helpers.js';
+
+/**
+ * A trigger's first step run with the trigger (the dispatcher's runFirstStep): its event, its jobs and what the step
+ * records are written together (Store.batch; on PostgreSQL one statement), and what announces them (realtime, queue
+ * adds) waits until they are written. Runs against SQLite and, with HERALD_TEST_MODE=scaleout, PostgreSQL.
+ */
+describe('processTrigger: the first step written with its event', () => {
+  let server: TestServer;
+  let scope: Scope;
+  let counter = 0;
+  const renderer = createTemplateRenderer();
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    scope = await scopeOf(server.deps.store, server.devEnvironmentId);
+    await server.request('POST', '/v1/integrations', { body: { providerId: 'novu', channel: 'in_app', active: true } });
+    await createWorkflow(server, { workflowId: 'held-one', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hi {{subscriber.subscriberId}}' } }] });
+    await createWorkflow(server, {
+      workflowId: 'held-two',
+      steps: [
+        { name: 'inbox', type: 'in_app', controlValues: { body: 'First' } },
+        { name: 'wait', type: 'delay', controlValues: { amount: 1, unit: 'hours', type: 'regular' } },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function acceptedTrigger(workflowId: string, to: string): Promise<TriggerRecord> {
+    const now = new Date().toISOString();
+    counter += 1;
+    const record: TriggerRecord = {
+      _id: `6a1b2c3d${counter.toString(16).padStart(6, '0')}0f0e0d0c0b`,
+      environmentId: scope.environmentId,
+      organizationId: scope.organizationId,
+      transactionId: `held-${workflowId}-${counter}`,
+      workflowId,
+      request: { name: workflowId, to, payload: {} },
+      state: 'accepted',
+      createdAt: now,
+      updatedAt: now,
+    };
+    expect((await server.deps.store.triggers.create(record)).created).toBe(true);
+    return record;
+  }
+
+  /** Deps whose realtime and queue record what they were asked, and whether the message was readable then. */
+  function observedDeps() {
+    const calls: string[] = [];
+    const checks: Array<Promise<void>> = [];
+    const realtime: RealtimeNotifier = {
+      messageDelivered: (_audience: InboxAudience, message: Message) => {
+        calls.push(`delivered ${message._id}`);
+        checks.push(server.deps.store.messages.get(message._environmentId, message._id).then((stored) => void calls.push(stored ? 'stored' : 'not stored')));
+      },
+      messagesChanged: () => void calls.push('changed'),
+      subscriberChanged: () => void calls.push('subscriber'),
+    };
+    const enqueued: Array<{ name: string; options?: EnqueueOptions; visible: boolean }> = [];
+    const queue = Object.create(server.deps.queue, {
+      enqueue: {
+        value: async (name: string, payload: { environmentId: string; jobId: string }, options?: EnqueueOptions) => {
+          const job = await server.deps.store.jobs.get(payload.environmentId, payload.jobId);
+          enqueued.push({ name, options, visible: job?.status === 'queued' || job?.status === 'delayed' || job?.status === 'completed' });
+        },
+      },
+    });
+    const deps: Deps = { ...server.deps, realtime, queue };
+    return { deps, calls, checks, enqueued };
+  }
+
+  /** As the dispatcher runs a self-contained first step. */
+  const runFirstStep = async (followUp: { environmentId: string; jobId: string }, loaded: any, stepDeps: Deps) => {
+    await runJob(stepDeps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, {
+      handlers: stepHandlers,
+      customSteps: emptyCustomStepRegistry,
+      renderer,
+      attempt: 1,
+      maxAttempts: 3,
+      loaded,
+    });
+    return true;
+  };
+
+  it('writes the event with its step completed, the message, exact counts and the processed trigger; realtime after the write', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
+    const { deps, calls, checks, enqueued } = observedDeps();
+    const hour = new Date().toISOString().slice(0, 13);
+    const range = { fromHour: hour, toHour: '2100-01-01T00', bucket: 'hour' as const };
+    const sentBefore = (await server.deps.store.overview.read(scope.environmentId, range)).totals.filter((row) => row.outcome === 'sent').reduce((sum, row) => sum + row.count, 0);
+    const countBefore = (await server.request('GET', '/v1/messages?channel=in_app&limit=1')).body.totalCount;
+
+    await processTrigger(deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+    await Promise.all(checks);
+
+    const [event] = await eventsOf(server, trigger.transactionId);
+    expect(event.jobs.map((job: any) => job.status)).toEqual(['completed']);
+    expect(detailTexts(event.jobs[0])).toEqual(['Pending: Step created', 'Queued: Step queued', 'Success: Message sent to the subscriber inbox']);
+    const messages = await messagesOf(server, trigger.transactionId);
+    expect(messages.map((message) => message.content)).toEqual([`Hi ${subscriber.subscriberId}`]);
+    expect((await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state).toBe('processed');
+    expect(calls).toEqual([`delivered ${messages[0]._id}`, 'stored']);
+    expect(enqueued).toEqual([]);
+    const sentAfter = (await server.deps.store.overview.read(scope.environmentId, range)).totals.filter((row) => row.outcome === 'sent').reduce((sum, row) => sum + row.count, 0);
+    expect(sentAfter - sentBefore).toBe(1);
+    expect((await server.request('GET', '/v1/messages?channel=in_app&limit=1')).body.totalCount).toBe(countBefore + 1);
+  });
+
+  it('queues the next step only once it is written, then marks the trigger processed', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-two', subscriber.subscriberId);
+    const { deps, enqueued } = observedDeps();
+
+    await processTrigger(deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+
+    const [event] = await eventsOf(server, trigger.transactionId);
+    expect(event.jobs.map((job: any) => job.status)).toEqual(['completed', 'queued']);
+    expect(enqueued.map((add) => [add.name, add.visible])).toEqual([['run-step', true]]);
+    expect((await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state).toBe('processed');
+  });
+
+  it('makes one event and one message when two runs of the same trigger race, and a rerun after them adds nothing', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
+    const countBefore = (await server.request('GET', '/v1/messages?channel=in_app&limit=1')).body.totalCount;
+    const payload = { environmentId: trigger.environmentId, triggerId: trigger._id };
+    // One may fail on the event's id (the other wrote it first): its queue job would run again.
+    await Promise.allSettled([processTrigger(server.deps, payload, { runFirstStep }), processTrigger(server.deps, payload, { runFirstStep })]);
+    await server.deps.store.triggers.setState(trigger.environmentId, trigger._id, 'accepted');
+    await processTrigger(server.deps, payload, { runFirstStep });
+
+    const events = await eventsOf(server, trigger.transactionId);
+    expect(events).toHaveLength(1);
+    expect(events[0].jobs.map((job: any) => job.status)).toEqual(['completed']);
+    expect(await messagesOf(server, trigger.transactionId)).toHaveLength(1);
+    expect((await server.request('GET', '/v1/messages?channel=in_app&limit=1')).body.totalCount).toBe(countBefore + 1);
+    expect((await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state).toBe('processed');
+  });
+
+  it('writes the event with its first step queued, and queues it, when the step could not run at once', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
+    const { deps, enqueued } = observedDeps();
+
+    await processTrigger(deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep: async () => false });
+
+    const [event] = await eventsOf(server, trigger.transactionId);
+    expect(event.jobs.map((job: any) => job.status)).toEqual(['queued']);
+    expect(enqueued.map((add) => [add.name, add.visible])).toEqual([['run-step', true]]);
+    expect((await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state).toBe('processed');
+  });
+});
+
+describe('Store.batch', () => {
+  let server: TestServer;
+  let scope: Scope;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    scope = await scopeOf(server.deps.store, server.devEnvironmentId);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('writes nothing of a batch whose work fails on PostgreSQL (SQLite writes at once)', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const now = new Date().toISOString();
+    const trigger: TriggerRecord = {
+      _id: '6a1b2c3dffff000f0e0d0c0b',
+      environmentId: scope.environmentId,
+      organizationId: scope.organizationId,
+      transactionId: 'batch-failed',
+      workflowId: 'none',
+      request: { name: 'none', to: subscriber.subscriberId, payload: {} },
+      state: 'accepted',
+      createdAt: now,
+      updatedAt: now,
+    };
+    await server.deps.store.triggers.create(trigger);
+    const postgres = Boolean(server.deps.config.databaseUrl);
+    let seenInside: string | undefined;
+    await expect(
+      server.deps.store.batch(async (store) => {
+        await store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
+        seenInside = (await store.triggers.get(trigger.environmentId, trigger._id))?.state;
+        throw new Error('step failed');
+      }),
+    ).rejects.toThrow('step failed');
+    const after = (await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state;
+    expect([seenInside, after]).toEqual(postgres ? ['accepted', 'accepted'] : ['processed', 'processed']);
+    await expect(server.deps.store.batch(async (store) => store.lockKey('x'))).rejects.toThrow();
+  });
+});
