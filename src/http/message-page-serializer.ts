@@ -63,6 +63,9 @@ interface PropertyPlan {
   /** Outputs of short raw texts (`{}`, `null`, `[]`, `false`, enum strings), computed once. */
   memo: Map<string, string>;
   defaultText?: string;
+  /** The last string column value written, and its text. */
+  lastString: string;
+  lastStringText: string;
 }
 
 const COLUMN_NAMES = new Set([
@@ -106,6 +109,8 @@ function planOf(schema: TObject): PropertyPlan[] {
       rawWhenStartsWith: isPlainString(property) || isStringUnion(property) ? '"' : isFreeObject(property) ? '{' : undefined,
       serialize,
       memo: new Map(),
+      lastString: '',
+      lastStringText: '""',
       ...(defaultValue !== undefined ? { defaultText: serialize(defaultValue) } : {}),
     };
   });
@@ -136,7 +141,14 @@ function fromRaw(plan: PropertyPlan, raw: string): string {
 }
 
 function fromColumn(plan: PropertyPlan, value: unknown): string {
-  if (typeof value === 'string' && plan.rawWhenStartsWith === '"') return JSON.stringify(value);
+  if (typeof value === 'string' && plan.rawWhenStartsWith === '"') {
+    // Most column values repeat from one message to the next on a page (environment, subscriber, channel, status).
+    if (value !== plan.lastString) {
+      plan.lastString = value;
+      plan.lastStringText = JSON.stringify(value);
+    }
+    return plan.lastStringText;
+  }
   // true, false and null: their JSON text is what they parse back from, so the memo of raw texts answers.
   if (typeof value === 'boolean' || value === null) return fromRaw(plan, value === null ? 'null' : value ? 'true' : 'false');
   return plan.serialize(value);
