@@ -17,6 +17,7 @@ import type {
   JobStatus,
 } from '../domain/types.js';
 import type { Workflow } from '../domain/workflow.js';
+import type { StoredMessage } from '../domain/stored-message.js';
 import type { UserRole } from '../domain/types.js';
 import type { ApiKeyInfo, AuditEntry, DashboardSessionRecord, OneTimeToken, OneTimeTokenKind, StoredUser } from '../domain/dashboard.js';
 import type { GlobalPreference, WorkflowPreference } from '../domain/preferences.js';
@@ -149,6 +150,8 @@ export interface MessageRepository {
   findByJobId(environmentId: string, jobId: string): Promise<Message | undefined>;
   /** Newest first, non-deleted; always returns totalCount. */
   list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>>;
+  /** The same page as `list`, each message with its document left as the stored JSON text (see StoredMessage). */
+  listStored(environmentId: string, filter: MessageListFilter): Promise<Page<StoredMessage>>;
   /** The subscriber's non-deleted in-app messages among `ids`. */
   findInAppForSubscriber(environmentId: string, subscriberInternalId: string, ids: string[]): Promise<Message[]>;
   /** Applies a mark-as to the given ids; returns the updated messages in the order of `ids`. */

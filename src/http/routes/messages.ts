@@ -15,6 +15,7 @@ import {
   TransactionMessagesQuery,
 } from '../schemas/message.js';
 import { marksOf } from '../../domain/legacy-mark.js';
+import { serializeMessagePage } from '../message-page-serializer.js';
 import { deleteTransactionMessages } from '../../usecases/messages/delete-transaction-messages.js';
 import { markAllMessagesAs } from '../../usecases/messages/mark-all-messages-as.js';
 import { deleteMessage } from '../../usecases/messages/delete-message.js';
@@ -35,9 +36,11 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         response: { 200: PageEnvelope(MessageSchema, { totalCount: true }), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { page = 0, limit = 10, ...filter } = request.query;
-      return listMessages(deps, { caller: callerOf(request), ...filter, page, limit });
+      const messages = await listMessages(deps, { caller: callerOf(request), ...filter, page, limit });
+      // Written from the stored JSON, the bytes the response schema's serializer would write (message-page-serializer.ts).
+      return reply.type('application/json; charset=utf-8').send(serializeMessagePage(messages));
     },
   );
 

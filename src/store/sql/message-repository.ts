@@ -2,8 +2,9 @@ import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type 
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { hasDocumentConditions, matchesDocumentConditions, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
 import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
+import { messageOf, type MessageColumnFields, type StoredMessage } from '../../domain/stored-message.js';
 import type { InboxBadgeCounts, InboxCursor, InboxPage, MessageListFilter, MessageRepository } from '../ports.js';
-import { fromFlag, fromJson, toFlag, toJson } from './json.js';
+import { fromFlag, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
@@ -110,6 +111,16 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>> {
+    const page = await this.listRows(environmentId, filter);
+    return { ...page, data: page.data.map(toMessage) };
+  }
+
+  async listStored(environmentId: string, filter: MessageListFilter): Promise<Page<StoredMessage>> {
+    const page = await this.listRows(environmentId, filter);
+    return { ...page, data: page.data.map(toStored) };
+  }
+
+  private async listRows(environmentId: string, filter: MessageListFilter): Promise<Page<MessageDocumentRow>> {
     const where = (eb: ExpressionBuilder<Database, 'messages'>) => {
       const conditions = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
       if (filter.channel !== undefined) conditions.push(eb('channel', '=', filter.channel));
@@ -149,7 +160,7 @@ export class SqlMessageRepository implements MessageRepository {
         ? await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow()
         : ((await messageCounter.execute(this.db, this.options.dialect, { environmentId, scope })).rows[0] as { n: number | string | null } | undefined) ?? { n: 0 };
     return {
-      data: rows.slice(0, filter.limit).map(toMessage),
+      data: rows.slice(0, filter.limit),
       page: filter.page,
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
@@ -835,26 +846,29 @@ function escapeLike(text: string): string {
 }
 
 function toMessage(row: MessageDocumentRow): Message {
-  // The parsed document is a fresh object: the columns are written onto it rather than both copied into a new one
-  // (an object spread per row was half of this function's cost on a list page).
-  const message = fromJson<Partial<Message>>(row.document, {}) as Message;
-  message._id = row.id;
-  message._environmentId = row.environment_id;
-  message._organizationId = row.organization_id;
-  message._notificationId = row.notification_id;
-  message._subscriberId = row.subscriber_id;
-  message._jobId = row.job_id;
-  message._templateId = row.template_id;
-  message.transactionId = row.transaction_id;
-  message.channel = row.channel as Message['channel'];
-  message.read = fromFlag(row.read);
-  message.seen = fromFlag(row.seen);
-  message.status = row.status as Message['status'];
-  message.cta ??= {};
-  message.deleted = fromFlag(row.deleted);
-  // Archive is Inbox state: only in-app messages carry the field.
-  if (row.channel === 'in_app') message.archived = fromFlag(row.archived);
-  message.createdAt = row.created_at;
-  message.updatedAt = row.updated_at;
-  return message;
+  return messageOf(toStored(row));
+}
+
+/** A row as the message list serves it: the columns' fields, the document left as text (see StoredMessage). */
+function toStored(row: MessageDocumentRow): StoredMessage {
+  const columns: MessageColumnFields = {
+    _id: row.id,
+    _environmentId: row.environment_id,
+    _organizationId: row.organization_id,
+    _notificationId: row.notification_id,
+    _subscriberId: row.subscriber_id,
+    _jobId: row.job_id,
+    _templateId: row.template_id,
+    transactionId: row.transaction_id,
+    channel: row.channel as Message['channel'],
+    read: fromFlag(row.read),
+    seen: fromFlag(row.seen),
+    status: row.status as Message['status'],
+    deleted: fromFlag(row.deleted),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  // Archive is Inbox state: only in-app messages carry the field (other messages keep what their document says).
+  if (row.channel === 'in_app') columns.archived = fromFlag(row.archived);
+  return { columns, document: row.document };
 }

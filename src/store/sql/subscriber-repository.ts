@@ -55,7 +55,15 @@ export class SqlSubscriberRepository implements SubscriberRepository {
 
   async getMany(environmentId: string, ids: string[]): Promise<Subscriber[]> {
     const result: Subscriber[] = [];
-    for (const chunk of chunks([...new Set(ids)], 500)) {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return result;
+    if (unique.length <= SUBSCRIBERS_BY_IDS_COMPILED) {
+      // A list page names one or a few subscribers: its statement is compiled once per count (see ReusableQuery).
+      const params: Record<string, unknown> = { environmentId };
+      unique.forEach((id, index) => (params[`id${index}`] = id));
+      return ((await subscribersByIds.execute(this.db, this.options.dialect, params)).rows as SubscriberRow[]).map(toSubscriber);
+    }
+    for (const chunk of chunks(unique, 500)) {
       const rows = await this.db
         .selectFrom('subscribers')
         .selectAll()
@@ -221,6 +229,14 @@ const insertSubscriber = new ReusableInsert('subscribers', (query) =>
   // The unique index is partial (non-deleted rows); the conflict target must repeat its predicate literally.
   query.onConflict((oc) => oc.columns(['environment_id', 'subscriber_id']).where(sql<boolean>`deleted = 0`).doNothing()),
 );
+/** Ids up to which getMany's statement is compiled once per count. */
+const SUBSCRIBERS_BY_IDS_COMPILED = 20;
+/** getMany's statement for `id0`, `id1`, ... (as many as given). */
+const subscribersByIds = new ReusableQuery((db, p: Record<string, unknown>) => {
+  const ids: string[] = [];
+  for (let index = 0; `id${index}` in p; index++) ids.push(p[`id${index}`] as string);
+  return db.selectFrom('subscribers').selectAll().where('id', 'in', ids).where(environmentIs(p.environmentId as string));
+});
 const subscriberById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
   db.selectFrom('subscribers').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id).where('deleted', '=', NOT_DELETED),
 );

@@ -1,7 +1,7 @@
-import type { Caller, DeliveryChannel, Message, Page } from '../../domain/types.js';
+import type { StoredMessage } from '../../domain/stored-message.js';
+import type { Caller, DeliveryChannel, Page } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
 import { validateContextKeyFilter } from './context-key-filter.js';
-import { withSubscribers } from './with-subscribers.js';
 
 export interface ListMessagesInput {
   caller: Caller;
@@ -14,9 +14,14 @@ export interface ListMessagesInput {
   limit: number;
 }
 
-/** The environment's non-deleted messages, newest first, with totalCount and hasMore. */
-export async function listMessages(deps: Deps, input: ListMessagesInput): Promise<Page<Message>> {
-  const page = await deps.store.messages.list(input.caller.environmentId, {
+/**
+ * The environment's non-deleted messages, newest first, with totalCount and hasMore, each with its subscriber record.
+ * The messages stay in their stored form (StoredMessage, `messageOf` gives the Message): the list is written out from
+ * the stored JSON without parsing it (issue 24).
+ */
+export async function listMessages(deps: Deps, input: ListMessagesInput): Promise<Page<StoredMessage>> {
+  const environmentId = input.caller.environmentId;
+  const page = await deps.store.messages.listStored(environmentId, {
     channel: input.channel,
     subscriberId: input.subscriberId,
     transactionIds: input.transactionId,
@@ -24,5 +29,13 @@ export async function listMessages(deps: Deps, input: ListMessagesInput): Promis
     page: input.page,
     limit: input.limit,
   });
-  return { ...page, data: await withSubscribers(deps.store, input.caller.environmentId, page.data) };
+  if (page.data.length === 0) return page;
+  // One query for the page's subscribers; a page of one subscriber's messages shares one record object.
+  const subscribers = await deps.store.subscribers.getMany(environmentId, page.data.map((message) => message.columns._subscriberId));
+  const byId = new Map(subscribers.map((subscriber) => [subscriber._id, subscriber]));
+  for (const message of page.data) {
+    const subscriber = byId.get(message.columns._subscriberId);
+    if (subscriber) message.subscriber = subscriber;
+  }
+  return page;
 }

@@ -1,0 +1,69 @@
+import type { Message, Subscriber } from './types.js';
+
+/** The Message fields a stored message keeps in columns; every other field lives in its JSON document. */
+export type MessageColumnFields = Pick<
+  Message,
+  | '_id'
+  | '_environmentId'
+  | '_organizationId'
+  | '_notificationId'
+  | '_subscriberId'
+  | '_jobId'
+  | '_templateId'
+  | 'transactionId'
+  | 'channel'
+  | 'read'
+  | 'seen'
+  | 'status'
+  | 'deleted'
+  | 'archived'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+/**
+ * A message as the list reads it: its column fields, and the rest still as the stored JSON text of its document, so
+ * a page can be written out without parsing and re-serialising every message (issue 24). Documents are always
+ * written by JSON.stringify (the store's toJson), which the list's writer relies on.
+ * `columns` holds exactly the fields a column sets: a key that is absent (`archived` of a message that is not in-app)
+ * is read from the document, as in `messageOf`.
+ */
+export interface StoredMessage {
+  columns: MessageColumnFields;
+  /** The JSON text of the document (the Message's other fields); '' or null when there is none. */
+  document: string | null;
+  /** The subscriber record, when the caller looked it up; it takes the place of any stored copy. */
+  subscriber?: Subscriber;
+}
+
+/** Document fields that read as a default when the document lacks them or holds null (messageOf's `??=`). */
+export const DOCUMENT_DEFAULTS: Readonly<Partial<Record<keyof Message, unknown>>> = Object.freeze({ cta: Object.freeze({}) });
+
+/**
+ * The Message a stored one stands for: the document, with the columns (and the looked-up subscriber) over it. The
+ * fields are set one by one, in this order, so a Message's keys keep the order they always had.
+ */
+export function messageOf(stored: StoredMessage): Message {
+  // The parsed document is a fresh object: the columns are written onto it rather than both copied into a new one.
+  const message = (stored.document ? JSON.parse(stored.document) : {}) as Message;
+  const columns = stored.columns;
+  message._id = columns._id;
+  message._environmentId = columns._environmentId;
+  message._organizationId = columns._organizationId;
+  message._notificationId = columns._notificationId;
+  message._subscriberId = columns._subscriberId;
+  message._jobId = columns._jobId;
+  message._templateId = columns._templateId;
+  message.transactionId = columns.transactionId;
+  message.channel = columns.channel;
+  message.read = columns.read;
+  message.seen = columns.seen;
+  message.status = columns.status;
+  message.cta ??= {};
+  message.deleted = columns.deleted;
+  if (columns.archived !== undefined) message.archived = columns.archived;
+  message.createdAt = columns.createdAt;
+  message.updatedAt = columns.updatedAt;
+  if (stored.subscriber !== undefined) message.subscriber = stored.subscriber;
+  return message;
+}

@@ -1,0 +1,192 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { DOCUMENT_DEFAULTS, messageOf, type StoredMessage } from '../domain/stored-message.js';
+import type { Page, Subscriber } from '../domain/types.js';
+import { PageEnvelope } from './schemas/common.js';
+import { MessageSchema } from './schemas/message.js';
+import { jsonFields } from './json-fields.js';
+
+/**
+ * Writes a page of `GET /v1/messages` from stored messages, byte for byte what the route's schema serializer
+ * (fast-json-stringify over `PageEnvelope(MessageSchema)`) writes for the same page of parsed Messages, without parsing
+ * the stored documents and re-serialising them (issue 24: that was most of the list's CPU).
+ *
+ * fast-json-stringify writes an object's declared properties, required ones first and then the others, each in schema
+ * order, skipping undefined values; a value's text depends only on the value and its property's schema. So a message
+ * is written property by property in that order, each value taken from where `messageOf` would take it: a column, the
+ * looked-up subscriber, or the document's raw text. A value is written by the same generated serializer as before,
+ * compiled for its property alone, except where its raw stored text is already that output:
+ * - a string property whose stored value is a JSON string: JSON.stringify wrote it, and the serializer's string
+ *   escaping gives the same text as JSON.stringify (test/http/message-page-serializer.test.ts checks both);
+ * - a free-form object (`additionalProperties: true`, no declared properties) whose stored value is an object: the
+ *   serializer writes each key with JSON.stringify of its value, the text JSON.stringify wrote.
+ * Each subscriber record is written once per page (a subscriber's page repeats it on every message). A document this
+ * cannot read (not compact JSON) is parsed, and its message written by the whole-message serializer.
+ */
+export function serializeMessagePage(page: Page<StoredMessage>): string {
+  const writer = new PageWriter();
+  let json = '{"data":[';
+  for (let index = 0; index < page.data.length; index++) {
+    if (index > 0) json += ',';
+    json += writer.message(page.data[index]!);
+  }
+  return json + ']' + envelopeTail(page);
+}
+
+type ValueSerializer = (value: unknown) => string;
+
+const compile = SerializerSelector()({}, undefined);
+const serializerOf = (schema: TSchema): ValueSerializer =>
+  compile({ schema, method: 'GET', url: '/v1/messages', httpStatus: '200' } as never) as ValueSerializer;
+
+/** The text fast-json-stringify writes for `value` as property `name` of schema `schema`. */
+function propertySerializer(name: string, schema: TSchema): ValueSerializer {
+  const wrapped = serializerOf(Type.Object({ [name]: schema }));
+  const prefix = `{${JSON.stringify(name)}:`;
+  return (value) => {
+    const text = wrapped({ [name]: value });
+    if (!text.startsWith(prefix) || !text.endsWith('}')) throw new Error(`message serializer: unexpected output for ${name}`);
+    return text.slice(prefix.length, -1);
+  };
+}
+
+type Source = 'column' | 'subscriber' | 'document';
+
+interface PropertyPlan {
+  name: string;
+  /** `"name":` */
+  key: string;
+  source: Source;
+  /** Raw stored text that is already the output: a JSON string (`"`), a JSON object (`{`), or none. */
+  rawWhenStartsWith?: '"' | '{';
+  serialize: ValueSerializer;
+  /** Outputs of short raw texts (`{}`, `null`, `[]`, `false`, enum strings), computed once. */
+  memo: Map<string, string>;
+  defaultText?: string;
+  /** The last string column value written, and its text. */
+  lastString: string;
+  lastStringText: string;
+}
+
+const COLUMN_NAMES = new Set([
+  '_id', '_environmentId', '_organizationId', '_notificationId', '_subscriberId', '_jobId', '_templateId', 'transactionId',
+  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'createdAt', 'updatedAt',
+]);
+const MEMO_MAX_TEXT = 64;
+const MEMO_MAX_ENTRIES = 256;
+
+/** A string (or nullable string) property: a string value is written as JSON.stringify writes it. */
+function isPlainString(schema: TSchema): boolean {
+  return schema.type === 'string' || (Array.isArray(schema.type) && schema.type.length === 2 && schema.type.includes('string') && schema.type.includes('null'));
+}
+
+/** A union whose only branch taking strings is a plain string: a string value is written as that branch writes it. */
+function isStringUnion(schema: TSchema): boolean {
+  const branches = (schema.anyOf ?? schema.oneOf) as TSchema[] | undefined;
+  if (!branches) return false;
+  const takingStrings = branches.filter((branch) => branch.type === undefined || branch.type === 'string' || (Array.isArray(branch.type) && branch.type.includes('string')));
+  return takingStrings.length === 1 && takingStrings[0]!.type === 'string' && Object.keys(takingStrings[0]!).every((key) => key === 'type' || key === 'description');
+}
+
+function isFreeObject(schema: TSchema): boolean {
+  return schema.type === 'object' && schema.additionalProperties === true && Object.keys(schema.properties ?? {}).length === 0 && !schema.patternProperties;
+}
+
+function planOf(schema: TObject): PropertyPlan[] {
+  const required = new Set(schema.required ?? []);
+  const names = Object.keys(schema.properties);
+  // fast-json-stringify's order: required properties first, each group in schema order (a stable sort).
+  const ordered = [...names.filter((name) => required.has(name)), ...names.filter((name) => !required.has(name))];
+  if (!required.has(ordered[0]!)) throw new Error('message serializer: the first property must be required');
+  return ordered.map((name) => {
+    const property = schema.properties[name]!;
+    const serialize = propertySerializer(name, property);
+    const defaultValue = DOCUMENT_DEFAULTS[name as keyof typeof DOCUMENT_DEFAULTS];
+    return {
+      name,
+      key: `${JSON.stringify(name)}:`,
+      source: COLUMN_NAMES.has(name) ? 'column' : name === 'subscriber' ? 'subscriber' : 'document',
+      rawWhenStartsWith: isPlainString(property) || isStringUnion(property) ? '"' : isFreeObject(property) ? '{' : undefined,
+      serialize,
+      memo: new Map(),
+      lastString: '',
+      lastStringText: '""',
+      ...(defaultValue !== undefined ? { defaultText: serialize(defaultValue) } : {}),
+    };
+  });
+}
+
+const MESSAGE_PLAN = planOf(MessageSchema);
+const SUBSCRIBER_PROPERTY = MessageSchema.properties.subscriber;
+const serializeSubscriber = propertySerializer('subscriber', SUBSCRIBER_PROPERTY);
+const serializeWholeMessage = serializerOf(MessageSchema);
+const serializeEnvelope = serializerOf(PageEnvelope(MessageSchema, { totalCount: true }));
+const EMPTY_PAGE_PREFIX = '{"data":[]';
+
+function envelopeTail(page: Page<StoredMessage>): string {
+  const text = serializeEnvelope({ ...page, data: [] });
+  if (!text.startsWith(EMPTY_PAGE_PREFIX)) throw new Error('message serializer: unexpected page envelope');
+  return text.slice(EMPTY_PAGE_PREFIX.length);
+}
+
+function fromRaw(plan: PropertyPlan, raw: string): string {
+  if (plan.rawWhenStartsWith !== undefined && raw.charAt(0) === plan.rawWhenStartsWith) return raw;
+  if (raw.length > MEMO_MAX_TEXT) return plan.serialize(JSON.parse(raw));
+  let text = plan.memo.get(raw);
+  if (text === undefined) {
+    text = plan.serialize(JSON.parse(raw));
+    if (plan.memo.size < MEMO_MAX_ENTRIES) plan.memo.set(raw, text);
+  }
+  return text;
+}
+
+function fromColumn(plan: PropertyPlan, value: unknown): string {
+  if (typeof value === 'string' && plan.rawWhenStartsWith === '"') {
+    // Most column values repeat from one message to the next on a page (environment, subscriber, channel, status).
+    if (value !== plan.lastString) {
+      plan.lastString = value;
+      plan.lastStringText = JSON.stringify(value);
+    }
+    return plan.lastStringText;
+  }
+  // true, false and null: their JSON text is what they parse back from, so the memo of raw texts answers.
+  if (typeof value === 'boolean' || value === null) return fromRaw(plan, value === null ? 'null' : value ? 'true' : 'false');
+  return plan.serialize(value);
+}
+
+/** One page's writing: the subscribers already written on it. */
+class PageWriter {
+  private readonly subscribers = new Map<Subscriber, string>();
+
+  message(stored: StoredMessage): string {
+    const fields = stored.document ? jsonFields(stored.document) : EMPTY_FIELDS;
+    if (fields === undefined) return serializeWholeMessage(messageOf(stored));
+    const columns = stored.columns as unknown as Record<string, unknown>;
+    let json = '';
+    for (const plan of MESSAGE_PLAN) {
+      let text: string | undefined;
+      if (plan.source === 'column' && columns[plan.name] !== undefined) {
+        text = fromColumn(plan, columns[plan.name]);
+      } else if (plan.source === 'subscriber' && stored.subscriber !== undefined) {
+        text = this.subscriber(stored.subscriber);
+      } else {
+        const raw = fields.get(plan.name);
+        if (plan.defaultText !== undefined && (raw === undefined || raw === 'null')) text = plan.defaultText;
+        else if (raw !== undefined) text = fromRaw(plan, raw);
+      }
+      if (text !== undefined) json += (json === '' ? '{' : ',') + plan.key + text;
+    }
+    return json + '}';
+  }
+
+  private subscriber(subscriber: Subscriber): string {
+    let text = this.subscribers.get(subscriber);
+    if (text === undefined) {
+      text = serializeSubscriber(subscriber);
+      this.subscribers.set(subscriber, text);
+    }
+    return text;
+  }
+}
+
+const EMPTY_FIELDS = new Map<string, string>();
