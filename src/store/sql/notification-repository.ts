@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-status.js';
 import type { NotificationEvent, Page } from '../../domain/types.js';
@@ -158,7 +158,12 @@ export class SqlNotificationRepository implements NotificationRepository {
         .execute();
     }
     if (onlyTimeBounds(filter)) {
-      const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset: filter.page * filter.limit };
+      const offset = filter.page * filter.limit;
+      if (offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET) && filter.before !== undefined) {
+        const seek = seekPage(this.options.dialect, { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset });
+        return (await this.db.executeQuery(seek)).rows as NotificationRow[];
+      }
+      const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
       return (await timeBoundedPage.execute(this.db, this.options.dialect, params)).rows as NotificationRow[];
     }
     // A deferred join: the OFFSET walks only the ids, in notifications_env_created (environment_id, created_at, id),
@@ -279,6 +284,90 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
     .orderBy('notifications.created_at', 'desc')
     .orderBy('notifications.id', 'desc');
 });
+
+/** From this offset on, a page of time bounds only skips whole seconds (seekPage); above it the index walk is as cheap. */
+export const SEEK_FROM_OFFSET = 1000;
+/** Seconds seekPage steps over at most before it walks the index from where it stopped. */
+const SEEK_MAX_SECONDS = 16;
+/** A second of created_at: the bucket of notification_buckets (migration 0019) is this prefix of it. */
+const BUCKET_LENGTH = 19;
+
+/**
+ * A deep page of time bounds only, as timeBoundedPage would return it, in one statement: the same snapshot for the
+ * counts and the rows, so the page is exact under concurrent inserts and deletes. Positions count from the newest
+ * event below `before`. `walk` goes down the environment's seconds of created_at, newest first (a prefix of
+ * created_at orders as created_at does): first the rows of `before`'s own second that lie below it, counted, then
+ * one second per step from notification_buckets, keeping the rows passed (`above`), until the second holding the
+ * page's first row. The page is then read from the index below the second above it, skipping only the rest of the
+ * offset. A walk stopped by SEEK_MAX_SECONDS (sparse seconds, where a step costs more than the entries it skips)
+ * continues with OFFSET below the last second it counted; a walk past the oldest second (or past `after`'s) finds
+ * no row, so the page is empty. Each second counts from `after`'s on, whose rows at or below `after` come last in
+ * it and are left out by the page's own bound.
+ */
+export function seekPage(
+  dialect: SqlStoreOptions['dialect'],
+  p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
+): CompiledQuery<NotificationRow> {
+  const withAfter = p.after !== undefined;
+  const values: Record<string, unknown> = {
+    env: p.environmentId,
+    before: p.before,
+    top: p.before.slice(0, BUCKET_LENGTH),
+    after: p.after,
+    floor: p.after?.slice(0, BUCKET_LENGTH),
+    offset: p.offset,
+    limit: p.limit,
+    steps: SEEK_MAX_SECONDS,
+  };
+  const { text, names } = seekPageText(dialect, withAfter);
+  return CompiledQuery.raw(text, names.map((name) => values[name])) as CompiledQuery<NotificationRow>;
+}
+
+const seekTexts = new Map<string, { text: string; names: string[] }>();
+
+function seekPageText(dialect: SqlStoreOptions['dialect'], withAfter: boolean): { text: string; names: string[] } {
+  const key = `${dialect}|${withAfter}`;
+  const cached = seekTexts.get(key);
+  if (cached) return cached;
+  const afterRow = withAfter ? 'and created_at > :after' : '';
+  const floor = withAfter ? 'and b.bucket >= :floor' : '';
+  const below = `(select max(b.bucket) from notification_buckets b where b.environment_id = :env and b.bucket < walk.bucket ${floor})`;
+  const template = `with recursive walk(bucket, upper, above, n, depth) as (
+  select cast(:top as text), cast(:before as text), cast(0 as bigint),
+    (select count(*) from notifications where environment_id = :env and created_at >= :top and created_at < :before ${afterRow}), 0
+  union all
+  select ${below}, walk.bucket, walk.above + walk.n,
+    cast((select sum(c.n) from notification_buckets c where c.environment_id = :env and c.bucket = ${below}) as bigint), walk.depth + 1
+  from walk where walk.above + walk.n <= :offset and walk.depth < :steps
+),
+seek as (
+  select case when above + n > :offset then upper else bucket end as upper,
+    case when above + n > :offset then :offset - above else :offset - above - n end as skip
+  from walk order by depth desc limit 1
+),
+page as (
+  select id from notifications
+  where environment_id = :env and created_at < :before ${afterRow} and created_at < (select upper from seek)
+  order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek)
+)
+select notifications.* from page inner join notifications on notifications.id = page.id
+order by notifications.created_at desc, notifications.id desc`;
+  // PostgreSQL numbers each value once ($1, reused); SQLite's driver binds one value per `?`.
+  const names: string[] = [];
+  const text = template.replace(/:([a-z]+)/g, (_, name: string) => {
+    if (dialect === 'postgres') {
+      const index = names.indexOf(name);
+      if (index >= 0) return `$${index + 1}`;
+      names.push(name);
+      return `$${names.length}`;
+    }
+    names.push(name);
+    return '?';
+  });
+  const compiled = { text, names };
+  seekTexts.set(key, compiled);
+  return compiled;
+}
 
 /**
  * The WHERE of the event list. Every filter narrows the environment's rows; list filters are any-of,
