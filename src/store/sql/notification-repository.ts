@@ -287,7 +287,7 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 
 /** From this offset on, a page of time bounds only skips whole seconds (seekPage); above it the index walk is as cheap. */
 export const SEEK_FROM_OFFSET = 1000;
-/** Seconds seekPage steps over at most before it walks the index from where it stopped. */
+/** Seconds seekPage reads at most; below them it walks the index with OFFSET. */
 const SEEK_MAX_SECONDS = 16;
 /** A second of created_at: the bucket of notification_buckets (migration 0019) is this prefix of it. */
 const BUCKET_LENGTH = 19;
@@ -295,14 +295,15 @@ const BUCKET_LENGTH = 19;
 /**
  * A deep page of time bounds only, as timeBoundedPage would return it, in one statement: the same snapshot for the
  * counts and the rows, so the page is exact under concurrent inserts and deletes. Positions count from the newest
- * event below `before`. `walk` goes down the environment's seconds of created_at, newest first (a prefix of
- * created_at orders as created_at does): first the rows of `before`'s own second that lie below it, counted, then
- * one second per step from notification_buckets, keeping the rows passed (`above`), until the second holding the
- * page's first row. The page is then read from the index below the second above it, skipping only the rest of the
- * offset. A walk stopped by SEEK_MAX_SECONDS (sparse seconds, where a step costs more than the entries it skips)
- * continues with OFFSET below the last second it counted; a walk past the oldest second (or past `after`'s) finds
- * no row, so the page is empty. Each second counts from `after`'s on, whose rows at or below `after` come last in
- * it and are left out by the page's own bound.
+ * event below `before`; a prefix of created_at orders as created_at does, so the environment's seconds of created_at
+ * (notification_buckets) partition its events in list order. `top` counts the rows of `before`'s own second that lie
+ * below it; `seconds` reads the next SEEK_MAX_SECONDS seconds below, newest first, and `walk` adds up their counts.
+ * `seek` picks where the page starts: in `before`'s second; in the first second through which more rows than the
+ * offset lie (the page is read below the second above it, skipping only the rest of the offset); or, when the seconds
+ * read hold fewer rows than the offset, below the last of them with OFFSET (sparse seconds), or nowhere (no second
+ * left: an empty page). Seconds count from `after`'s on, whose rows at or below `after` come last and are left out
+ * by the page's own bound. The page's only upper bound is seek's (never above `before`), so SQLite's index range
+ * starts there.
  */
 export function seekPage(
   dialect: SqlStoreOptions['dialect'],
@@ -330,24 +331,31 @@ function seekPageText(dialect: SqlStoreOptions['dialect'], withAfter: boolean): 
   const cached = seekTexts.get(key);
   if (cached) return cached;
   const afterRow = withAfter ? 'and created_at > :after' : '';
-  const floor = withAfter ? 'and b.bucket >= :floor' : '';
-  const below = `(select max(b.bucket) from notification_buckets b where b.environment_id = :env and b.bucket < walk.bucket ${floor})`;
-  const template = `with recursive walk(bucket, upper, above, n, depth) as (
-  select cast(:top as text), cast(:before as text), cast(0 as bigint),
-    (select count(*) from notifications where environment_id = :env and created_at >= :top and created_at < :before ${afterRow}), 0
-  union all
-  select ${below}, walk.bucket, walk.above + walk.n,
-    cast((select sum(c.n) from notification_buckets c where c.environment_id = :env and c.bucket = ${below}) as bigint), walk.depth + 1
-  from walk where walk.above + walk.n <= :offset and walk.depth < :steps
+  const template = `with top as (
+  select count(*) as n from notifications where environment_id = :env and created_at >= :top and created_at < :before ${afterRow}
+),
+seconds as (
+  select bucket, sum(n) as n from notification_buckets
+  where environment_id = :env and bucket < :top ${withAfter ? 'and bucket >= :floor' : ''}
+  group by bucket order by bucket desc limit :steps
+),
+walk as (
+  select bucket, n, lag(bucket, 1, cast(:top as text)) over (order by bucket desc) as upper,
+    (select n from top) + sum(n) over (order by bucket desc rows between unbounded preceding and current row) as through
+  from seconds
 ),
 seek as (
-  select case when above + n > :offset then upper else bucket end as upper,
-    case when above + n > :offset then :offset - above else :offset - above - n end as skip
-  from walk order by depth desc limit 1
+  select cast(:before as text) as upper, cast(:offset as bigint) as skip from top where n > :offset
+  union all
+  select upper, cast(:offset - (through - n) as bigint) from (select upper, through, n from walk where through > :offset order by bucket desc limit 1) anchor
+  where (select n from top) <= :offset
+  union all
+  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint) from walk
+  having (select n from top) <= :offset and coalesce(max(through), (select n from top)) <= :offset
 ),
 page as (
   select id from notifications
-  where environment_id = :env and created_at < :before ${afterRow} and created_at < (select upper from seek)
+  where environment_id = :env and created_at < (select upper from seek) ${afterRow}
   order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek)
 )
 select notifications.* from page inner join notifications on notifications.id = page.id
