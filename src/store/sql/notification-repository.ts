@@ -287,8 +287,11 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 
 /** From this offset on, a page of time bounds only skips whole seconds (seekPage); above it the index walk is as cheap. */
 export const SEEK_FROM_OFFSET = 1000;
-/** Seconds seekPage reads at most; below them it walks the index with OFFSET. */
-const SEEK_MAX_SECONDS = 16;
+/**
+ * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
+ * skipping 8-20 index entries (PostgreSQL reads 8 shard rows; SQLite one), so only seconds that sparse are walked.
+ */
+const SEEK_MAX_SECONDS = 64;
 /** A second of created_at: the bucket of notification_buckets (migration 0019) is this prefix of it. */
 const BUCKET_LENGTH = 19;
 
@@ -303,7 +306,8 @@ const BUCKET_LENGTH = 19;
  * read hold fewer rows than the offset, below the last of them with OFFSET (sparse seconds), or nowhere (no second
  * left: an empty page). Seconds count from `after`'s on, whose rows at or below `after` come last and are left out
  * by the page's own bound. The page's only upper bound is seek's (never above `before`), so SQLite's index range
- * starts there.
+ * starts there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
+ * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
  */
 export function seekPage(
   dialect: SqlStoreOptions['dialect'],
@@ -347,11 +351,14 @@ walk as (
 seek as (
   select cast(:before as text) as upper, cast(:offset as bigint) as skip from top where n > :offset
   union all
-  select upper, cast(:offset - (through - n) as bigint) from (select upper, through, n from walk where through > :offset order by bucket desc limit 1) anchor
-  where (select n from top) <= :offset
+  select upper, skip from (
+    select upper, cast(:offset - (through - n) as bigint) as skip from walk
+    where (select n from top) <= :offset and through > :offset and through - n <= :offset limit 1
+  ) anchor
   union all
-  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint) from walk
-  having (select n from top) <= :offset and coalesce(max(through), (select n from top)) <= :offset
+  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint)
+  from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
+  having (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
 ),
 page as (
   select id from notifications
