@@ -289,9 +289,12 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 export const SEEK_FROM_OFFSET = 1000;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
- * skipping 8-20 index entries (PostgreSQL reads 8 shard rows; SQLite one), so only seconds that sparse are walked.
+ * skipping 8-20 index entries (PostgreSQL reads 8 shard rows; SQLite one), so only sparse seconds are walked. Kept
+ * small: PostgreSQL without statistics on notification_buckets (autovacuum off or not yet run) estimates a few dozen
+ * rows for an environment, and against a larger LIMIT it read and sorted all of them (a bitmap scan) instead of
+ * reading the newest seconds in index order (test/store/postgres/list-query-plans.test.ts).
  */
-const SEEK_MAX_SECONDS = 64;
+const SEEK_MAX_SECONDS = 16;
 /** A second of created_at: the bucket of notification_buckets (migration 0019) is this prefix of it. */
 const BUCKET_LENGTH = 19;
 
