@@ -762,7 +762,7 @@ const migrations: Record<string, Migration> = {
   '0019_notification_buckets': {
     // Deep pages of the event list (issue 24): an OFFSET of thousands walked that many index entries, and on a
     // PostgreSQL table without a fresh visibility map (no autovacuum, or not yet) visited the heap for each. The
-    // count of events per environment and second of created_at lets a page skip whole seconds (see
+    // count of events per environment and second of created_at lets a page skip whole seconds (PostgreSQL; see
     // SqlNotificationRepository.listPage). Kept by triggers, so every writer (events, retention, imports) keeps
     // it exact in the transaction of its write; an event's created_at and environment never change, but an update
     // of either moves its count too.
