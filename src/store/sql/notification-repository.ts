@@ -159,7 +159,7 @@ export class SqlNotificationRepository implements NotificationRepository {
     }
     if (onlyTimeBounds(filter)) {
       const offset = filter.page * filter.limit;
-      if (offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET[this.options.dialect]) && filter.before !== undefined) {
+      if (this.options.dialect === 'postgres' && offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET) && filter.before !== undefined) {
         const seek = seekPage(this.options.dialect, { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset });
         return (await this.db.executeQuery(seek)).rows as NotificationRow[];
       }
@@ -286,14 +286,14 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 });
 
 /**
- * From which offset a page of time bounds only skips whole seconds (seekPage). PostgreSQL: from 1,000, where walking
+ * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: from 1,000, where walking
  * the index (a heap visit per entry without a fresh visibility map) costs more than the seek (a page at offset
  * ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought; at 270 a second: 32 ms and 4.3 ms).
- * SQLite: never for now. Its index walk costs ~50 ns an entry, and this statement ~250 µs whatever the offset (its
- * CTEs), so it won only on dense deep pages (689 -> 518 µs a page) and lost on sparse ones (572 -> 793 µs). The counts
- * are kept in SQLite too, and its contract tests run the seek there.
+ * SQLite keeps the index walk: it costs ~50 ns an entry there, and this statement ~250 µs whatever the offset (its
+ * CTEs), so the seek won only on dense deep pages (689 -> 518 µs a page) and lost on sparse ones (572 -> 793 µs);
+ * migration 0019 keeps no counts there.
  */
-export const SEEK_FROM_OFFSET: Record<SqlStoreOptions['dialect'], number> = { postgres: 1000, sqlite: Number.POSITIVE_INFINITY };
+export const SEEK_FROM_OFFSET = 1000;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
  * skipping 8-20 index entries (PostgreSQL reads 8 shard rows; SQLite one), so only sparse seconds are walked. Kept

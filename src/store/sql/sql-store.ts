@@ -32,8 +32,8 @@ export interface SqlStoreOptions {
    */
   fewIndexedStatusJobs?: number;
   /**
-   * From which offset a page of the event list with time bounds only skips whole seconds (default SEEK_FROM_OFFSET of
-   * the dialect, see SqlNotificationRepository.listPage). Tests set 0 to run it on small data (and on SQLite).
+   * PostgreSQL: from which offset a page of the event list with time bounds only skips whole seconds (default
+   * SEEK_FROM_OFFSET, see SqlNotificationRepository.listPage). Tests set 0 to run it on small data.
    */
   seekFromOffset?: number;
   /** Time of recorded domain events (default the system clock). */
