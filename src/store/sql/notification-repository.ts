@@ -160,7 +160,7 @@ export class SqlNotificationRepository implements NotificationRepository {
     if (onlyTimeBounds(filter)) {
       const offset = filter.page * filter.limit;
       if (this.options.dialect === 'postgres' && offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET) && filter.before !== undefined) {
-        const seek = seekPage(this.options.dialect, { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset });
+        const seek = seekPage({ environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset });
         return (await this.db.executeQuery(seek)).rows as NotificationRow[];
       }
       const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
@@ -296,7 +296,7 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 export const SEEK_FROM_OFFSET = 1000;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
- * skipping 8-20 index entries (PostgreSQL reads 8 shard rows; SQLite one), so only sparse seconds are walked. Kept
+ * skipping 8 index entries (8 shard rows), so only sparse seconds are walked. Kept
  * small: PostgreSQL without statistics on notification_buckets (autovacuum off or not yet run) estimates a few dozen
  * rows for an environment, and against a larger LIMIT it read and sorted all of them (a bitmap scan) instead of
  * reading the newest seconds in index order (test/store/postgres/list-query-plans.test.ts).
@@ -306,7 +306,7 @@ const SEEK_MAX_SECONDS = 16;
 const BUCKET_LENGTH = 19;
 
 /**
- * A deep page of time bounds only, as timeBoundedPage would return it, in one statement: the same snapshot for the
+ * A deep page of time bounds only on PostgreSQL, as timeBoundedPage would return it, in one statement: the same snapshot for the
  * counts and the rows, so the page is exact under concurrent inserts and deletes. Positions count from the newest
  * event below `before`; a prefix of created_at orders as created_at does, so the environment's seconds of created_at
  * (notification_buckets) partition its events in list order. `top` counts the rows of `before`'s own second that lie
@@ -315,14 +315,11 @@ const BUCKET_LENGTH = 19;
  * offset lie (the page is read below the second above it, skipping only the rest of the offset); or, when the seconds
  * read hold fewer rows than the offset, below the last of them with OFFSET (sparse seconds), or nowhere (no second
  * left: an empty page). Seconds count from `after`'s on, whose rows at or below `after` come last and are left out
- * by the page's own bound. The page's only upper bound is seek's (never above `before`), so SQLite's index range
- * starts there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
+ * by the page's own bound. The page's only upper bound is seek's (never above `before`), so the index range starts
+ * there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
  * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
  */
-export function seekPage(
-  dialect: SqlStoreOptions['dialect'],
-  p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
-): CompiledQuery<NotificationRow> {
+export function seekPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<NotificationRow> {
   const withAfter = p.after !== undefined;
   const values: Record<string, unknown> = {
     env: p.environmentId,
@@ -334,15 +331,15 @@ export function seekPage(
     limit: p.limit,
     steps: SEEK_MAX_SECONDS,
   };
-  const { text, names } = seekPageText(dialect, withAfter);
+  const { text, names } = seekPageText(withAfter);
   return CompiledQuery.raw(text, names.map((name) => values[name])) as CompiledQuery<NotificationRow>;
 }
 
-const seekTexts = new Map<string, { text: string; names: string[] }>();
+const seekTexts = new Map<boolean, { text: string; names: string[] }>();
 
-function seekPageText(dialect: SqlStoreOptions['dialect'], withAfter: boolean): { text: string; names: string[] } {
-  const key = `${dialect}|${withAfter}`;
-  const cached = seekTexts.get(key);
+/** seekPage's PostgreSQL text for this shape, each named value numbered once ($1, reused), and the names in order. */
+function seekPageText(withAfter: boolean): { text: string; names: string[] } {
+  const cached = seekTexts.get(withAfter);
   if (cached) return cached;
   const afterRow = withAfter ? 'and created_at > :after' : '';
   const template = `with top as (
@@ -377,20 +374,13 @@ page as (
 )
 select notifications.* from page inner join notifications on notifications.id = page.id
 order by notifications.created_at desc, notifications.id desc`;
-  // PostgreSQL numbers each value once ($1, reused); SQLite's driver binds one value per `?`.
   const names: string[] = [];
   const text = template.replace(/:([a-z]+)/g, (_, name: string) => {
-    if (dialect === 'postgres') {
-      const index = names.indexOf(name);
-      if (index >= 0) return `$${index + 1}`;
-      names.push(name);
-      return `$${names.length}`;
-    }
-    names.push(name);
-    return '?';
+    if (!names.includes(name)) names.push(name);
+    return `$${names.indexOf(name) + 1}`;
   });
   const compiled = { text, names };
-  seekTexts.set(key, compiled);
+  seekTexts.set(withAfter, compiled);
   return compiled;
 }
 
