@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import type { ExecutionDetail, Job } from '../../domain/types.js';
 import type { JobRepository, StoredJob } from '../ports.js';
 import { fromFlag, fromJson, toFlag, toJson } from './json.js';
@@ -222,9 +222,38 @@ const detailsOfEvents = new ReusableQuery((db, p: Record<string, string>) =>
     .orderBy('id'),
 );
 
+const jobsAndDetailsTexts = new Map<number, string>();
+
 /**
- * The jobs of several events with each job's execution details, in two queries whatever the number of
- * events (a list page never costs one query per event). Jobs in step order, details oldest first.
+ * PostgreSQL: the jobs of a page's events (kind 0, by event and step) and their execution details (kind 1, oldest
+ * first) as one statement, one round trip instead of two. Each part keeps its own index (jobs_notification_step with
+ * the environment checked on the rows, execution_details_notification); columns one part lacks are null.
+ */
+function jobsAndDetailsOfEvents(environmentId: string, ids: string[]): CompiledQuery<unknown> {
+  let text = jobsAndDetailsTexts.get(ids.length);
+  if (text === undefined) {
+    // $1 the environment, $2... the ids, each used by both parts.
+    const idList = ids.map((_, i) => `$${i + 2}`).join(', ');
+    text = `select * from (
+  select 0 as kind, id, notification_id, environment_id, organization_id, subscriber_id, transaction_id, template_id, step_index,
+    type, status, provider_id, digest_group, document, created_at, updated_at,
+    null as job_id, null as detail, null as is_retry, null as is_test, null as raw, null as source
+  from jobs where environment_id || '' = $1 and notification_id in (${idList})
+  union all
+  select 1, id, notification_id, environment_id, null, null, null, null, null,
+    null, status, provider_id, null, null, created_at, null,
+    job_id, detail, is_retry, is_test, raw, source
+  from execution_details where notification_id in (${idList}) and environment_id = $1
+) page_rows
+order by kind, case when kind = 0 then notification_id end, step_index, created_at, id`;
+    jobsAndDetailsTexts.set(ids.length, text);
+  }
+  return CompiledQuery.raw(text, [environmentId, ...ids]);
+}
+
+/**
+ * The jobs of several events with each job's execution details: for a list page one query on PostgreSQL and two on
+ * SQLite, otherwise two per 500 events (a list page never costs one query per event). Jobs in step order, details oldest first.
  */
 export async function loadJobsWithDetails(
   db: Kysely<Database>,
@@ -239,8 +268,16 @@ export async function loadJobsWithDetails(
   const detailRows: DetailRow[] = [];
   const unique = [...new Set(notificationIds)];
   const reusable = dialect !== undefined && unique.length <= LIST_PAGE_MAX_EVENTS;
-  if (reusable) {
-    // A list page (at most 50 events, plus one): statements compiled once per page size.
+  if (reusable && dialect === 'postgres') {
+    // A list page (at most 50 events, plus one): jobs and details in one round trip, its text built once per page size.
+    const { rows } = await db.executeQuery(jobsAndDetailsOfEvents(environmentId, unique));
+    for (const row of rows as Array<JobRow & DetailRow & { kind: number | string }>) {
+      if (Number(row.kind) === 0) jobRows.push(row);
+      else detailRows.push(row);
+    }
+  } else if (reusable) {
+    // SQLite: two statements compiled once per page size. The union costs twice as much there (it sorts whole rows,
+    // documents included, where the jobs come in index order): 418-542 µs against 194-249 µs for a page of 10.
     const params: Record<string, string> = { environmentId };
     unique.forEach((id, index) => (params[`n${index}`] = id));
     jobRows.push(...((await jobsOfEvents.execute(db, dialect, params)).rows as JobRow[]));

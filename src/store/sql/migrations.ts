@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { newApplicationIdentifier } from '../../domain/ids.js';
 
 /**
@@ -757,6 +757,55 @@ const migrations: Record<string, Migration> = {
         .column('owner')
         .where(sql.ref('state'), '=', sql.lit('in_progress'))
         .execute();
+    },
+  },
+  '0019_notification_buckets': {
+    // Deep pages of the event list (issue 24): an OFFSET of thousands walked that many index entries, and on a
+    // PostgreSQL table without a fresh visibility map (no autovacuum, or not yet) visited the heap for each. The
+    // count of events per environment and second of created_at lets a page skip whole seconds (see
+    // SqlNotificationRepository.listPage). Kept by triggers, so every writer (events, retention, imports) keeps
+    // it exact in the transaction of its write; an event's created_at and environment never change, but an update
+    // of either moves its count too. PostgreSQL only: SQLite's index walk is cheaper there than this seek, and its
+    // triggers cost every event insert ~50-70 µs (an extra page per commit); the table exists on both, empty on SQLite.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('notification_buckets')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('n', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard'])
+        .execute();
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`
+          insert into notification_buckets (environment_id, bucket, shard, n)
+          select environment_id, substr(created_at, 1, 19), hashtext(id) & 7, count(*) from notifications group by 1, 2, 3
+        `.execute(db);
+        // The count follows the row; a second's shard row is deleted when it reaches zero (retention empties old seconds).
+        await sql`
+          create function notification_buckets_count() returns trigger language plpgsql as $$
+          begin
+            if tg_op in ('DELETE', 'UPDATE') then
+              update notification_buckets set n = n - 1
+                where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = hashtext(old.id) & 7;
+              delete from notification_buckets
+                where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = hashtext(old.id) & 7 and n <= 0;
+            end if;
+            if tg_op in ('INSERT', 'UPDATE') then
+              insert into notification_buckets (environment_id, bucket, shard, n)
+                values (new.environment_id, substr(new.created_at, 1, 19), hashtext(new.id) & 7, 1)
+                on conflict (environment_id, bucket, shard) do update set n = notification_buckets.n + 1;
+            end if;
+            return null;
+          end $$
+        `.execute(db);
+        await sql`create trigger notification_buckets_insert after insert or delete on notifications for each row execute function notification_buckets_count()`.execute(db);
+        await sql`
+          create trigger notification_buckets_move after update of environment_id, created_at, id on notifications for each row
+          when (old.environment_id is distinct from new.environment_id or old.created_at is distinct from new.created_at or old.id is distinct from new.id)
+          execute function notification_buckets_count()
+        `.execute(db);
+      }
     },
   },
 };

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-status.js';
 import type { NotificationEvent, Page } from '../../domain/types.js';
@@ -164,7 +164,12 @@ export class SqlNotificationRepository implements NotificationRepository {
         .execute();
     }
     if (onlyTimeBounds(filter)) {
-      const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset: filter.page * filter.limit };
+      const offset = filter.page * filter.limit;
+      if (this.options.dialect === 'postgres' && offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET) && filter.before !== undefined) {
+        const seek = seekPage({ environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset });
+        return (await this.db.executeQuery(seek)).rows as NotificationRow[];
+      }
+      const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
       return (await timeBoundedPage.execute(this.db, this.options.dialect, params)).rows as NotificationRow[];
     }
     // A deferred join: the OFFSET walks only the ids, in notifications_env_created (environment_id, created_at, id),
@@ -285,6 +290,105 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
     .orderBy('notifications.created_at', 'desc')
     .orderBy('notifications.id', 'desc');
 });
+
+/**
+ * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: from 1,000, where walking
+ * the index (a heap visit per entry without a fresh visibility map) costs more than the seek (a page at offset
+ * ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought; at 270 a second: 32 ms and 4.3 ms).
+ * SQLite keeps the index walk: it costs ~50 ns an entry there, and this statement ~250 µs whatever the offset (its
+ * CTEs), so the seek won only on dense deep pages (689 -> 518 µs a page) and lost on sparse ones (572 -> 793 µs);
+ * migration 0019 keeps no counts there.
+ */
+export const SEEK_FROM_OFFSET = 1000;
+/**
+ * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
+ * skipping 8 index entries (8 shard rows), so only sparse seconds are walked. Kept
+ * small: PostgreSQL without statistics on notification_buckets (autovacuum off or not yet run) estimates a few dozen
+ * rows for an environment, and against a larger LIMIT it read and sorted all of them (a bitmap scan) instead of
+ * reading the newest seconds in index order (test/store/postgres/list-query-plans.test.ts).
+ */
+const SEEK_MAX_SECONDS = 16;
+/** A second of created_at: the bucket of notification_buckets (migration 0019) is this prefix of it. */
+const BUCKET_LENGTH = 19;
+
+/**
+ * A deep page of time bounds only on PostgreSQL, as timeBoundedPage would return it, in one statement: the same snapshot for the
+ * counts and the rows, so the page is exact under concurrent inserts and deletes. Positions count from the newest
+ * event below `before`; a prefix of created_at orders as created_at does, so the environment's seconds of created_at
+ * (notification_buckets) partition its events in list order. `top` counts the rows of `before`'s own second that lie
+ * below it; `seconds` reads the next SEEK_MAX_SECONDS seconds below, newest first, and `walk` adds up their counts.
+ * `seek` picks where the page starts: in `before`'s second; in the first second through which more rows than the
+ * offset lie (the page is read below the second above it, skipping only the rest of the offset); or, when the seconds
+ * read hold fewer rows than the offset, below the last of them with OFFSET (sparse seconds), or nowhere (no second
+ * left: an empty page). Seconds count from `after`'s on, whose rows at or below `after` come last and are left out
+ * by the page's own bound. The page's only upper bound is seek's (never above `before`), so the index range starts
+ * there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
+ * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
+ */
+export function seekPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<NotificationRow> {
+  const withAfter = p.after !== undefined;
+  const values: Record<string, unknown> = {
+    env: p.environmentId,
+    before: p.before,
+    top: p.before.slice(0, BUCKET_LENGTH),
+    after: p.after,
+    floor: p.after?.slice(0, BUCKET_LENGTH),
+    offset: p.offset,
+    limit: p.limit,
+    steps: SEEK_MAX_SECONDS,
+  };
+  const { text, names } = seekPageText(withAfter);
+  return CompiledQuery.raw(text, names.map((name) => values[name])) as CompiledQuery<NotificationRow>;
+}
+
+const seekTexts = new Map<boolean, { text: string; names: string[] }>();
+
+/** seekPage's PostgreSQL text for this shape, each named value numbered once ($1, reused), and the names in order. */
+function seekPageText(withAfter: boolean): { text: string; names: string[] } {
+  const cached = seekTexts.get(withAfter);
+  if (cached) return cached;
+  const afterRow = withAfter ? 'and created_at > :after' : '';
+  const template = `with top as (
+  select count(*) as n from notifications where environment_id = :env and created_at >= :top and created_at < :before ${afterRow}
+),
+seconds as (
+  select bucket, sum(n) as n from notification_buckets
+  where environment_id = :env and bucket < :top ${withAfter ? 'and bucket >= :floor' : ''}
+  group by bucket order by bucket desc limit :steps
+),
+walk as (
+  select bucket, n, lag(bucket, 1, cast(:top as text)) over (order by bucket desc) as upper,
+    (select n from top) + sum(n) over (order by bucket desc rows between unbounded preceding and current row) as through
+  from seconds
+),
+seek as (
+  select cast(:before as text) as upper, cast(:offset as bigint) as skip from top where n > :offset
+  union all
+  select upper, skip from (
+    select upper, cast(:offset - (through - n) as bigint) as skip from walk
+    where (select n from top) <= :offset and through > :offset and through - n <= :offset limit 1
+  ) anchor
+  union all
+  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint)
+  from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
+  having (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
+),
+page as (
+  select id from notifications
+  where environment_id = :env and created_at < (select upper from seek) ${afterRow}
+  order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek)
+)
+select notifications.* from page inner join notifications on notifications.id = page.id
+order by notifications.created_at desc, notifications.id desc`;
+  const names: string[] = [];
+  const text = template.replace(/:([a-z]+)/g, (_, name: string) => {
+    if (!names.includes(name)) names.push(name);
+    return `$${names.indexOf(name) + 1}`;
+  });
+  const compiled = { text, names };
+  seekTexts.set(withAfter, compiled);
+  return compiled;
+}
 
 /**
  * The WHERE of the event list. Every filter narrows the environment's rows; list filters are any-of,

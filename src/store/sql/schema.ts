@@ -240,6 +240,18 @@ export interface MessageCountersTable {
   count: number;
 }
 
+/**
+ * How many events each environment holds per second of `created_at` (bucket: its first 19 characters), kept by
+ * database triggers on notifications (migration 0019), on PostgreSQL only (empty on SQLite). A second is spread over
+ * 8 shards (hash of the event id) so concurrent inserts do not queue on one row.
+ */
+export interface NotificationBucketsTable {
+  environment_id: string;
+  bucket: string;
+  shard: number;
+  n: number;
+}
+
 export interface IdempotencyKeysTable {
   environment_id: string;
   key: string;
@@ -366,6 +378,7 @@ export interface Database {
   execution_details: ExecutionDetailsTable;
   messages: MessagesTable;
   message_counters: MessageCountersTable;
+  notification_buckets: NotificationBucketsTable;
   provider_reports: ProviderReportsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;

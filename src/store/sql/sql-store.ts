@@ -32,6 +32,11 @@ export interface SqlStoreOptions {
    * SqlNotificationRepository.fewIndexed). Tests set 0 to run the other plan on small data.
    */
   fewIndexedStatusJobs?: number;
+  /**
+   * PostgreSQL: from which offset a page of the event list with time bounds only skips whole seconds (default
+   * SEEK_FROM_OFFSET, see SqlNotificationRepository.listPage). Tests set 0 to run it on small data.
+   */
+  seekFromOffset?: number;
   /** Time of recorded domain events (default the system clock). */
   clock?: Clock;
   /** The per-process cache of which environments have webhook endpoints; one is made when absent. */

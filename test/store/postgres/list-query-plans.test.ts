@@ -23,6 +23,8 @@ interface PlanNode {
   'Index Name'?: string;
   'Relation Name'?: string;
   'Plan Rows'?: number;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
 }
 
@@ -102,6 +104,30 @@ describe.skipIf(!available)('PostgreSQL plans of the list pages', () => {
     const result = await store.notifications.list(ENV, { page: 1000, limit: 10, before: '2030-01-01T00:00:00.000Z' });
     expect(result.data.map((event) => event._id)).toEqual(Array.from({ length: 10 }, (_, i) => `n${String(ROWS - 10_000 - i).padStart(8, '0')}`));
     expect(result.hasMore).toBe(true);
+  });
+
+  it('a deep event page over busy seconds skips them by their counts: it reads one second of the index, not the offset (not vacuumed)', async () => {
+    // 20,000 events over 20 seconds (1,000 a second) written after the vacuum: no visibility map and no statistics
+    // for them, the state of a table just filled where autovacuum has not run (or is off).
+    const busy = 'env-plans-busy';
+    await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
+      select 'b' || lpad(i::text, 8, '0'), ${busy}, 'org', 's', 'sub', 't' || i, '{}',
+             to_char(timestamp '2026-11-02' + i * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             to_char(timestamp '2026-11-02' + i * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      from generate_series(1, ${ROWS}) as i`.execute(db);
+    const [statement] = await statementsOf(() => store.notifications.list(busy, { page: 1000, limit: 10, before: '2030-01-01T00:00:00.000Z' }));
+    const { rows } = await pool.query(`explain (analyze, format json) ${statement!.sql}`, statement!.parameters as unknown[]);
+    const plan = (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+    const nodes = nodesOf(plan);
+    expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name'])).toEqual([]);
+    const walked = nodes.filter((node) => node['Index Name'] === 'notifications_env_created');
+    expect(walked.length).toBeGreaterThan(0);
+    // The previous statement walked 10,011 index entries here; the page now starts in its second.
+    for (const node of walked) expect(node['Actual Rows']! * (node['Actual Loops'] ?? 1)).toBeLessThanOrEqual(1000 + 11);
+    for (const node of nodes.filter((n) => n['Node Type'] === 'Sort')) expect(node['Actual Rows']).toBeLessThanOrEqual(16);
+    expect(nodes.some((node) => node['Relation Name'] === 'notification_buckets' && node['Node Type'].startsWith('Index'))).toBe(true);
+    const page = await store.notifications.list(busy, { page: 1000, limit: 10, before: '2030-01-01T00:00:00.000Z' });
+    expect(page.data.map((event) => event._id)).toEqual(Array.from({ length: 10 }, (_, i) => `b${String(ROWS - 10_000 - i).padStart(8, '0')}`));
   });
 
   it.each([

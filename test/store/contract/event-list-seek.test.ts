@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../../src/domain/ids.js';
+import type { NotificationListFilter } from '../../../src/store/ports.js';
+import { SecretBox } from '../../../src/store/secret-box.js';
+import { SqlStore } from '../../../src/store/sql/sql-store.js';
+import { seededRandom } from '../../helpers/factories.js';
+import { openTestPostgres, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+
+/**
+ * Deep pages of the event list with time bounds only skip whole seconds counted in notification_buckets (migration
+ * 0019, kept by triggers on PostgreSQL; SQLite keeps the index walk). Every page equals the events the test wrote, sorted newest first
+ * by (createdAt, id), within the bounds, through dense, sparse and empty seconds, ties, another environment's events,
+ * deletes, late inserts and moved rows; and the counts always equal a count of the rows.
+ */
+const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
+  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: openTestPostgres },
+];
+
+interface Row { id: string; environmentId: string; createdAt: string }
+
+const at = (second: number, ms: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, 0) + second * 1000 + ms).toISOString();
+
+for (const implementation of implementations) {
+  describe.skipIf(!implementation.available)(`event list deep pages on ${implementation.name}`, () => {
+    let database: TestSqlDatabase;
+    let seekStore: SqlStore;
+    let offsetStore: SqlStore;
+    const env = newId();
+    const other = newId();
+    const rows = new Map<string, Row>();
+
+    async function insert(batch: Row[]): Promise<void> {
+      for (let i = 0; i < batch.length; i += 200) {
+        await database.db
+          .insertInto('notifications')
+          .values(batch.slice(i, i + 200).map((row) => ({
+            id: row.id,
+            environment_id: row.environmentId,
+            organization_id: 'org',
+            subscriber_id: 'sub',
+            external_subscriber_id: 'sub-1',
+            subscriber_email: null,
+            template_id: null,
+            transaction_id: `tx-${row.id}`,
+            digested_notification_id: null,
+            channels_mask: 1,
+            severity: null,
+            context_keys_norm: '',
+            document: '{}',
+            created_at: row.createdAt,
+            updated_at: row.createdAt,
+          })))
+          .execute();
+      }
+      for (const row of batch) rows.set(row.id, row);
+    }
+
+    function expected(filter: { after?: string; before: string }): string[] {
+      return [...rows.values()]
+        .filter((row) => row.environmentId === env && row.createdAt < filter.before && (filter.after === undefined || row.createdAt > filter.after))
+        .sort((x, y) => (x.createdAt === y.createdAt ? (x.id < y.id ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1))
+        .map((row) => row.id);
+    }
+
+    /** Pages around every offset of interest, through the seek (from offset 0 on) and through plain OFFSET. */
+    async function expectPages(filter: { after?: string; before: string }, offsets: number[]): Promise<number> {
+      const ids = expected(filter);
+      let checked = 0;
+      for (const limit of [1, 10, 50]) {
+        const pages = new Set(offsets.filter((offset) => offset >= 0).map((offset) => Math.floor(offset / limit)));
+        pages.add(Math.floor(ids.length / limit));
+        pages.add(Math.floor(ids.length / limit) + 1);
+        for (const page of pages) {
+          const query: NotificationListFilter = { ...filter, page, limit };
+          const want = { limit, page, ids: ids.slice(page * limit, (page + 1) * limit), hasMore: ids.length > (page + 1) * limit };
+          for (const store of [seekStore, offsetStore]) {
+            const result = await store.notifications.list(env, query);
+            expect({ limit, page, ids: result.data.map((event) => event._id), hasMore: result.hasMore }).toEqual(want);
+          }
+          checked++;
+        }
+      }
+      return checked;
+    }
+
+    /** notification_buckets equals a count of the rows per environment and second. */
+    async function expectBucketsExact(): Promise<void> {
+      const counted = await database.db
+        .selectFrom('notifications')
+        .select(['environment_id', sql<string>`substr(created_at, 1, 19)`.as('bucket'), sql<number>`count(*)`.as('n')])
+        .groupBy(['environment_id', sql`substr(created_at, 1, 19)`])
+        .execute();
+      const kept = await database.db
+        .selectFrom('notification_buckets')
+        .select(['environment_id', 'bucket', sql<number>`sum(n)`.as('n')])
+        .groupBy(['environment_id', 'bucket'])
+        .execute();
+      const key = (row: { environment_id: string; bucket: string; n: number | string }) => `${row.environment_id} ${row.bucket} ${Number(row.n)}`;
+      expect(kept.map(key).sort()).toEqual(counted.map(key).sort());
+      const empty = await database.db.selectFrom('notification_buckets').select('bucket').where('n', '<=', 0).execute();
+      expect(empty).toEqual([]);
+    }
+
+    beforeAll(async () => {
+      database = await implementation.open();
+      const options = { dialect: database.dialect, secretBox: new SecretBox(randomBytes(32)) } as const;
+      seekStore = new SqlStore(database.db, { ...options, seekFromOffset: 0 });
+      offsetStore = new SqlStore(database.db, { ...options, seekFromOffset: Number.MAX_SAFE_INTEGER });
+      const random = seededRandom(24);
+      const batch: Row[] = [];
+      // Seconds 0-39: one event each (sparse: more seconds than a walk takes). 50-52: 30 each. 60-65: 300 each,
+      // with 56-59 empty. Times repeat within a second (ties break on id). Another environment shares the seconds.
+      const density = (second: number) => (second < 40 ? 1 : second >= 50 && second < 53 ? 30 : second >= 60 && second < 66 ? 300 : 0);
+      for (let second = 0; second < 66; second++) {
+        for (let i = 0; i < density(second); i++) {
+          batch.push({ id: newId(), environmentId: env, createdAt: at(second, Math.floor(random() * 40) * 25) });
+          if (i % 3 === 0) batch.push({ id: newId(), environmentId: other, createdAt: at(second, Math.floor(random() * 1000)) });
+        }
+      }
+      // Later than any `before` used below, and a row exactly at one.
+      batch.push({ id: newId(), environmentId: env, createdAt: at(70, 0) }, { id: newId(), environmentId: env, createdAt: at(63, 500) });
+      await insert(batch);
+    }, 120_000);
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    const offsets = [0, 1, 9, 10, 299, 300, 301, 599, 600, 1000, 1234, 1499, 1500, 1501, 1799, 1800, 1801, 1830, 1889, 1890, 1891, 1900, 1915, 1929, 1930, 1931, 1950];
+
+    it('returns every page as OFFSET does: whole seconds, a partial second under `before`, `after` inside a second, past the end', async () => {
+      await expectBucketsExact();
+      expect(await expectPages({ before: at(70, 0) }, offsets)).toBeGreaterThanOrEqual(60);
+      // `before` inside the busiest second and exactly at an event's time (that event is left out).
+      await expectPages({ before: at(63, 500) }, offsets);
+      await expectPages({ before: at(63, 500), after: at(51, 500) }, offsets);
+      // `after` inside a sparse second, `before` inside a sparse one: walks that run out of seconds.
+      await expectPages({ before: at(30, 999), after: at(3, 0) }, [0, 5, 26, 27, 28, 40]);
+      await expectPages({ before: at(1000, 0), after: at(65, 999) }, [0, 1, 2]);
+    }, 120_000);
+
+    it('stays exact after deletes (oldest and in the middle), late inserts below the newest, and a moved event', async () => {
+      const mine = expected({ before: at(99, 0) });
+      const deleted = [...mine.slice(-25), ...mine.slice(400, 450), mine[0]!];
+      await database.db.deleteFrom('notifications').where('id', 'in', deleted).execute();
+      for (const id of deleted) rows.delete(id);
+      // Written late, with times in the past: into a dense second, a sparse one, and an empty one.
+      await insert([
+        { id: newId(), environmentId: env, createdAt: at(61, 125) },
+        { id: newId(), environmentId: env, createdAt: at(20, 500) },
+        { id: newId(), environmentId: env, createdAt: at(57, 0) },
+        { id: newId(), environmentId: other, createdAt: at(57, 0) },
+      ]);
+      const moved = mine[100]!;
+      await database.db.updateTable('notifications').set({ created_at: at(45, 0) }).where('id', '=', moved).execute();
+      rows.set(moved, { ...rows.get(moved)!, createdAt: at(45, 0) });
+      await expectBucketsExact();
+      await expectPages({ before: at(70, 0) }, offsets);
+      await expectPages({ before: at(63, 500), after: at(20, 0) }, offsets);
+    }, 120_000);
+  });
+}
