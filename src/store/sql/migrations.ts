@@ -759,7 +759,7 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-  '0019_notification_buckets': {
+  '0026_notification_buckets': {
     // Deep pages of the event list (issue 24): an OFFSET of thousands walked that many index entries, and on a
     // PostgreSQL table without a fresh visibility map (no autovacuum, or not yet) visited the heap for each. The
     // count of events per environment and second of created_at lets a page skip whole seconds (see

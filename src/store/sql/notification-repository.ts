@@ -297,7 +297,7 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
  * ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought; at 270 a second: 32 ms and 4.3 ms).
  * SQLite keeps the index walk: it costs ~50 ns an entry there, and this statement ~250 µs whatever the offset (its
  * CTEs), so the seek won only on dense deep pages (689 -> 518 µs a page) and lost on sparse ones (572 -> 793 µs);
- * migration 0019 keeps no counts there.
+ * migration 0026 keeps no counts there.
  */
 export const SEEK_FROM_OFFSET = 1000;
 /**
@@ -308,7 +308,7 @@ export const SEEK_FROM_OFFSET = 1000;
  * reading the newest seconds in index order (test/store/postgres/list-query-plans.test.ts).
  */
 const SEEK_MAX_SECONDS = 16;
-/** A second of created_at: the bucket of notification_buckets (migration 0019) is this prefix of it. */
+/** A second of created_at: the bucket of notification_buckets (migration 0026) is this prefix of it. */
 const BUCKET_LENGTH = 19;
 
 /**

@@ -242,7 +242,7 @@ export interface MessageCountersTable {
 
 /**
  * How many events each environment holds per second of `created_at` (bucket: its first 19 characters), kept by
- * database triggers on notifications (migration 0019), on PostgreSQL only (empty on SQLite). A second is spread over
+ * database triggers on notifications (migration 0026), on PostgreSQL only (empty on SQLite). A second is spread over
  * 8 shards (hash of the event id) so concurrent inserts do not queue on one row.
  */
 export interface NotificationBucketsTable {

@@ -10,7 +10,7 @@ import { openTestPostgres, servicesAvailable, type TestSqlDatabase } from '../..
 
 /**
  * Deep pages of the event list with time bounds only skip whole seconds counted in notification_buckets (migration
- * 0019, kept by triggers on PostgreSQL; SQLite keeps the index walk). Every page equals the events the test wrote, sorted newest first
+ * 0026, kept by triggers on PostgreSQL; SQLite keeps the index walk). Every page equals the events the test wrote, sorted newest first
  * by (createdAt, id), within the bounds, through dense, sparse and empty seconds, ties, another environment's events,
  * deletes, late inserts and moved rows; and the counts always equal a count of the rows.
  */
