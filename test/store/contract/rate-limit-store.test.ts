@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RateLimitStore } from '../../../src/store/ports.js';
 import { SqlRateLimitStore } from '../../../src/store/sql/rate-limit-store.js';
 import { RedisRateLimitStore } from '../../../src/store/redis/rate-limit-store.js';
+import { LocalRateLimitStore } from '../../../src/store/local-rate-limit-store.js';
 import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable } from '../../helpers/databases.js';
 
 /** One contract, every implementation: in memory (no Redis: one process), SQL on SQLite, SQL on PostgreSQL, Redis. */
@@ -12,6 +13,13 @@ interface Implementation {
 }
 
 const implementations: Implementation[] = [
+  {
+    name: 'in memory',
+    available: true,
+    async open() {
+      return { store: new LocalRateLimitStore(), close: async () => {} };
+    },
+  },
   {
     name: 'SQL on SQLite',
     available: true,
@@ -82,40 +90,32 @@ for (const implementation of implementations) {
   });
 }
 
-describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore', () => {
-  it('counts a hit in one Redis command and keeps the counter for two windows', async () => {
-    const redis = await openTestRedis();
-    try {
-      const store = new RedisRateLimitStore(redis.redis, redis.prefix);
-      const window = windowStart();
-      await store.hit(ENV_A, 'trigger', window, 60); // loads the script (EVALSHA, then EVAL on NOSCRIPT)
-      const sent: string[] = [];
-      const original = redis.redis.sendCommand.bind(redis.redis);
-      redis.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
-        sent.push(command.name);
-        return (original as (...args: unknown[]) => unknown)(command, ...rest);
-      }) as typeof redis.redis.sendCommand;
-      expect(await store.hit(ENV_A, 'trigger', window, 60)).toBe(2);
-      expect(sent).toEqual(['evalsha']);
-      const ttl = await redis.redis.ttl(`${redis.prefix}:rl:${ENV_A}:trigger:${window}`);
-      expect(ttl).toBeGreaterThan(60);
-      expect(ttl).toBeLessThanOrEqual(120);
-      // A second store on the same connection (the API builds one per container) reuses the defined script.
-      expect(await new RedisRateLimitStore(redis.redis, redis.prefix).hit(ENV_A, 'trigger', window, 60)).toBe(3);
-      redis.redis.sendCommand = original;
+describe('LocalRateLimitStore', () => {
+  it('forgets windows older than the previous one when a new window starts', async () => {
+    const store = new LocalRateLimitStore();
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 26, 0, 0, second)).toISOString();
+    expect(await store.hit(ENV_A, 'trigger', at(0), 10)).toBe(1);
+    expect(await store.hit(ENV_A, 'trigger', at(10), 10)).toBe(1);
+    expect(await store.hit(ENV_A, 'trigger', at(20), 10)).toBe(1);
+    const windows = (store as unknown as { windows: Map<string, unknown> }).windows;
+    expect([...windows.keys()]).toEqual([at(10), at(20)]);
+    expect(await store.hit(ENV_A, 'trigger', at(20), 10)).toBe(2);
+  });
+});
 
-      // Concurrent hits: the first alone, those arriving meanwhile in one pipeline, each with its own count; also when
-      // Redis has forgotten the script (a restart, SCRIPT FLUSH).
-      await redis.redis.script('FLUSH');
-      let pipelines = 0;
-      const pipeline = redis.redis.pipeline.bind(redis.redis);
-      redis.redis.pipeline = ((...args: unknown[]) => (pipelines++, (pipeline as (...a: unknown[]) => unknown)(...args))) as typeof redis.redis.pipeline;
-      const other = windowStart(-600);
-      const counts = await Promise.all(Array.from({ length: 20 }, () => store.hit(ENV_B, 'trigger', other, 60)));
-      expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-      expect(pipelines).toBe(1);
-    } finally {
-      await redis.close();
-    }
+describe('LocalRateLimitStore, hits of one event-loop turn', () => {
+  it('counts each hit at once, exactly, and answers them together after the turn', async () => {
+    const store = new LocalRateLimitStore();
+    const window = new Date(Date.UTC(2026, 10, 26, 0, 0, 0)).toISOString();
+    const answered: number[] = [];
+    const hits = Array.from({ length: 100 }, () => store.hit(ENV_A, 'global', window, 60).then((count) => (answered.push(count), count)));
+    // Microtasks alone do not answer them: the requests of this turn go on together after it (see the class comment).
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(answered).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toHaveLength(100);
+    expect((await Promise.all(hits)).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // The next turn's hits continue the same window.
+    expect(await store.hit(ENV_A, 'global', window, 60)).toBe(101);
   });
 });
