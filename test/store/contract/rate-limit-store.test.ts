@@ -90,6 +90,44 @@ for (const implementation of implementations) {
   });
 }
 
+describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore', () => {
+  it('counts a hit in one Redis command and keeps the counter for two windows', async () => {
+    const redis = await openTestRedis();
+    try {
+      const store = new RedisRateLimitStore(redis.redis, redis.prefix);
+      const window = windowStart();
+      await store.hit(ENV_A, 'trigger', window, 60); // loads the script (EVALSHA, then EVAL on NOSCRIPT)
+      const sent: string[] = [];
+      const original = redis.redis.sendCommand.bind(redis.redis);
+      redis.redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+        sent.push(command.name);
+        return (original as (...args: unknown[]) => unknown)(command, ...rest);
+      }) as typeof redis.redis.sendCommand;
+      expect(await store.hit(ENV_A, 'trigger', window, 60)).toBe(2);
+      expect(sent).toEqual(['evalsha']);
+      const ttl = await redis.redis.ttl(`${redis.prefix}:rl:${ENV_A}:trigger:${window}`);
+      expect(ttl).toBeGreaterThan(60);
+      expect(ttl).toBeLessThanOrEqual(120);
+      // A second store on the same connection (the API builds one per container) reuses the defined script.
+      expect(await new RedisRateLimitStore(redis.redis, redis.prefix).hit(ENV_A, 'trigger', window, 60)).toBe(3);
+      redis.redis.sendCommand = original;
+
+      // Concurrent hits: the first alone, those arriving meanwhile in one pipeline, each with its own count; also when
+      // Redis has forgotten the script (a restart, SCRIPT FLUSH).
+      await redis.redis.script('FLUSH');
+      let pipelines = 0;
+      const pipeline = redis.redis.pipeline.bind(redis.redis);
+      redis.redis.pipeline = ((...args: unknown[]) => (pipelines++, (pipeline as (...a: unknown[]) => unknown)(...args))) as typeof redis.redis.pipeline;
+      const other = windowStart(-600);
+      const counts = await Promise.all(Array.from({ length: 20 }, () => store.hit(ENV_B, 'trigger', other, 60)));
+      expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(pipelines).toBe(1);
+    } finally {
+      await redis.close();
+    }
+  });
+});
+
 describe('LocalRateLimitStore', () => {
   it('forgets windows older than the previous one when a new window starts', async () => {
     const store = new LocalRateLimitStore();
