@@ -15,6 +15,7 @@ import { SqlStore } from './store/sql/sql-store.js';
 import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { EncryptedIdempotencyStore } from './store/encrypted-idempotency-store.js';
 import { WorkflowCache } from './store/sql/workflow-cache.js';
+import { LocalRateLimitStore } from './store/local-rate-limit-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
 import { createDeliveryReportDirectory } from './providers/reports/directory.js';
@@ -152,7 +153,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     // Stored answers can hold secrets (webhook secrets, new API keys): encrypted at rest in either store.
     idempotency: new EncryptedIdempotencyStore(remote?.idempotency ?? new SqlIdempotencyStore(db), secretBox),
     // Embedded (SQLite, no Redis) there is one server process: its own memory holds the counts.
-    rateLimits: remote?.rateLimits ?? new SqlRateLimitStore(db, dialect),
+    rateLimits: remote?.rateLimits ?? (dialect === 'sqlite' ? new LocalRateLimitStore() : new SqlRateLimitStore(db, dialect)),
     sessionSecret: secretBox.sessionSecret,
     logger,
     providers,

@@ -13,6 +13,7 @@ import { authPlugin } from './auth.js';
 import { inboxCorsPlugin, isInboxOriginAllowed } from './inbox-cors.js';
 import { auditPlugin } from './audit.js';
 import { idempotencyPlugin } from './idempotency.js';
+import { readGathering } from './read-gathering.js';
 import { rateLimitPlugin } from './rate-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { lifecycleGate, type Lifecycle } from './lifecycle.js';
@@ -141,6 +142,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(auditPlugin, { deps });
   await app.register(rateLimitPlugin, { deps });
   await app.register(idempotencyPlugin, { deps });
+  // Without Redis (embedded): scaled out, reads wait for PostgreSQL and Redis round trips, which gather them already.
+  if (!deps.config.redisUrl) app.addHook('onRequest', readGathering());
 
   await app.register(healthRoutes, { deps, lifecycle: options.lifecycle });
   await app.register(dashboardPlugin, {});

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RateLimitStore } from '../../../src/store/ports.js';
 import { SqlRateLimitStore } from '../../../src/store/sql/rate-limit-store.js';
 import { RedisRateLimitStore } from '../../../src/store/redis/rate-limit-store.js';
+import { LocalRateLimitStore } from '../../../src/store/local-rate-limit-store.js';
 import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable } from '../../helpers/databases.js';
 
 /** One contract, every implementation: in memory (no Redis: one process), SQL on SQLite, SQL on PostgreSQL, Redis. */
@@ -12,6 +13,13 @@ interface Implementation {
 }
 
 const implementations: Implementation[] = [
+  {
+    name: 'in memory',
+    available: true,
+    async open() {
+      return { store: new LocalRateLimitStore(), close: async () => {} };
+    },
+  },
   {
     name: 'SQL on SQLite',
     available: true,
@@ -117,5 +125,29 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore', ()
     } finally {
       await redis.close();
     }
+  });
+});
+
+describe('LocalRateLimitStore', () => {
+  it('forgets windows older than the previous one when a new window starts', async () => {
+    const store = new LocalRateLimitStore();
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 26, 0, 0, second)).toISOString();
+    expect(await store.hit(ENV_A, 'trigger', at(0), 10)).toBe(1);
+    expect(await store.hit(ENV_A, 'trigger', at(10), 10)).toBe(1);
+    expect(await store.hit(ENV_A, 'trigger', at(20), 10)).toBe(1);
+    const windows = (store as unknown as { windows: Map<string, unknown> }).windows;
+    expect([...windows.keys()]).toEqual([at(10), at(20)]);
+    expect(await store.hit(ENV_A, 'trigger', at(20), 10)).toBe(2);
+  });
+});
+
+describe('LocalRateLimitStore, concurrent hits', () => {
+  it('counts each of a burst exactly once', async () => {
+    const store = new LocalRateLimitStore();
+    const window = new Date(Date.UTC(2026, 10, 26, 0, 0, 0)).toISOString();
+    const counts = await Promise.all(Array.from({ length: 100 }, () => store.hit(ENV_A, 'global', window, 60)));
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(await store.hit(ENV_A, 'global', window, 60)).toBe(101);
+    expect(await store.hit(ENV_A, 'trigger', window, 60)).toBe(1);
   });
 });

@@ -1,0 +1,32 @@
+import type { RateLimitStore } from './ports.js';
+
+/**
+ * Fixed-window counters in this process's memory, for embedded Herald (SQLite, no Redis): one server process answers
+ * every request (`herald api` needs Redis; an embedded data directory is served by one `herald start`), so its own counts are the
+ * environment's counts, exact per key. It replaces an upsert and its share of a commit on every authenticated request.
+ * A restart starts the current window from zero, as a Redis flush would; limits guard against floods, not a quota to bill.
+ * A hit answers at once; read requests are gathered per event-loop turn by `http/read-gathering.ts` instead (the SQL
+ * store's commit used to do that as a side effect).
+ */
+export class LocalRateLimitStore implements RateLimitStore {
+  /** Counts by window start, then by `environmentId category`. */
+  private readonly windows = new Map<string, Map<string, number>>();
+
+  async hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number> {
+    let counts = this.windows.get(windowStart);
+    if (!counts) {
+      this.pruneBefore(Date.parse(windowStart) - windowSeconds * 1000);
+      counts = new Map();
+      this.windows.set(windowStart, counts);
+    }
+    const key = `${environmentId} ${category}`;
+    const count = (counts.get(key) ?? 0) + 1;
+    counts.set(key, count);
+    return count;
+  }
+
+  /** Keeps the previous window and later ones (as SqlRateLimitStore does); older ones can no longer be hit. */
+  private pruneBefore(cutoffMs: number): void {
+    for (const start of this.windows.keys()) if (Date.parse(start) < cutoffMs) this.windows.delete(start);
+  }
+}
