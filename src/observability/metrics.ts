@@ -58,6 +58,10 @@ export class PromMetrics implements Metrics {
    */
   private readonly httpChildren = new Map<string, Map<string, Map<number, { observe(value: number): void }>>>();
 
+  private readonly jobChildren = new Children((type, status) => this.jobs.labels({ type, status }));
+  private readonly jobDurationChildren = new Children((type) => this.jobDuration.labels({ type }));
+  private readonly deliveryChildren = new Children((channel, provider, status) => this.deliveries.labels({ channel, provider, status }));
+
   constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
     processMetrics();
@@ -160,12 +164,12 @@ export class PromMetrics implements Metrics {
   }
 
   jobFinished(type: string, status: JobStatusLabel, seconds: number): void {
-    this.jobs.inc({ type, status });
-    this.jobDuration.observe({ type }, seconds);
+    this.jobChildren.get(type, status).inc();
+    this.jobDurationChildren.get(type).observe(seconds);
   }
 
   delivery(channel: string, providerId: string | undefined, status: string): void {
-    this.deliveries.inc({ channel, provider: providerId ?? 'none', status });
+    this.deliveryChildren.get(channel, providerId ?? 'none', status).inc();
   }
 
   providerRequest(providerId: string, seconds: number): void {
@@ -194,5 +198,28 @@ export class PromMetrics implements Metrics {
   async scrape(): Promise<{ contentType: string; body: string }> {
     const [process, own] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
     return { contentType: this.registry.contentType, body: process + own };
+  }
+}
+
+/**
+ * prom-client children (a metric with its label values bound) kept per label values, one Map level per label: a
+ * metric's own inc/observe with a label object validates and hashes that object on every call.
+ */
+class Children<T> {
+  private readonly root = new Map<string, unknown>();
+
+  constructor(private readonly make: (...values: string[]) => T) {}
+
+  get(...values: string[]): T {
+    let level = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Map<string, unknown> | undefined;
+      if (!next) level.set(values[i]!, (next = new Map()));
+      level = next;
+    }
+    let child = level.get(values[last]!) as T | undefined;
+    if (child === undefined) level.set(values[last]!, (child = this.make(...values)));
+    return child;
   }
 }
