@@ -44,7 +44,7 @@ import { providerReportsRoutes } from './routes/provider-reports.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
 import { InboxReadCache } from './inbox-read-cache.js';
-import { observabilityPlugin } from '../observability/http-plugin.js';
+import { httpRequestRecorder, observabilityPlugin } from '../observability/http-plugin.js';
 
 export interface BuildAppOptions {
   /** A pino logger instance (or pino options); `false` silences request logs (tests). */
@@ -90,13 +90,15 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   // First: its request span must be active in every later hook; /metrics and the request-duration histogram.
   await app.register(observabilityPlugin, { deps });
 
-  // One log line per request, never a header or body (they may carry keys and credentials). Synchronous, as are the
-  // other app-wide hooks whenever they have nothing to wait for: an async hook costs a promise on every request.
+  // One log line per request, never a header or body (they may carry keys and credentials), and with metrics on the
+  // request's herald_http_request_duration_seconds observation: one hook for both (each app-wide hook is a step of
+  // every request). Synchronous, as are the other app-wide hooks whenever they have nothing to wait for: an async hook
+  // costs a promise on every request.
+  const recordRequest = httpRequestRecorder(deps);
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
+    const ms = reply.elapsedTime;
+    recordRequest?.(request, reply.statusCode, ms);
+    request.log.info({ method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(ms) }, 'request');
     done();
   });
 

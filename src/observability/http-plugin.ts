@@ -11,17 +11,14 @@ export const UNMATCHED_ROUTE = 'unmatched';
 const spans = new WeakMap<FastifyRequest, RequestSpan>();
 
 /**
- * `GET /metrics` and the per-request recorders: `herald_http_request_duration_seconds` on every answer, and the
- * server span of each request when tracing is on. Registered first, so the span is active in every later hook.
- * /metrics is public to the auth layer (it has its own token), hence neither rate limited nor audited.
+ * `GET /metrics`, and the server span of each request when tracing is on. Registered first, so the span is active in
+ * every later hook. `herald_http_request_duration_seconds` is recorded by app.ts's one onResponse hook (see
+ * httpRequestRecorder). /metrics is public to the auth layer (it has its own token), hence neither rate limited nor
+ * audited.
  */
 export const observabilityPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   const { metrics, tracing, config } = opts.deps;
   if (config.metrics.enabled) {
-    app.addHook('onResponse', (request, reply, done) => {
-      metrics.httpRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
-      done();
-    });
     const allowed = config.metrics.token === undefined ? undefined : bearerCheck(config.metrics.token);
     app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
       if (allowed && !allowed(request.headers.authorization)) {
@@ -56,6 +53,17 @@ export const observabilityPlugin = fp(async (app: FastifyInstance, opts: { deps:
     });
   }
 });
+
+/**
+ * What app.ts's onResponse hook calls for `herald_http_request_duration_seconds`, or undefined when metrics are off.
+ * It shares that hook (the request log line) rather than adding one: every app-wide hook is one more step in every
+ * request's onResponse chain.
+ */
+export function httpRequestRecorder(deps: Pick<Deps, 'config' | 'metrics'>): ((request: FastifyRequest, statusCode: number, ms: number) => void) | undefined {
+  if (!deps.config.metrics.enabled) return undefined;
+  const { metrics } = deps;
+  return (request, statusCode, ms) => metrics.httpRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, statusCode, ms / 1000);
+}
 
 /** A constant-time comparison of the Authorization header with `Bearer <token>` (hashes first: equal lengths). */
 export function bearerCheck(token: string): (header: string | undefined) => boolean {
