@@ -49,6 +49,8 @@ interface Options {
   sliceTriggers: number;
   connections: number;
   inProcess: boolean;
+  /** Fresh process pairs, one after the other; their slices are pooled (see --pairs). */
+  pairs: number;
   /** Both processes with metrics off: the method's own spread (an A/A test). */
   control: boolean;
   output: string;
@@ -86,6 +88,7 @@ function parseOptions(argv: string[]): Options {
     .option('--slice-seconds <s>', 'seconds of load per list slice', positiveInteger, 1)
     .option('--slice-triggers <n>', 'triggers per trigger slice', positiveInteger, 300)
     .option('--connections <n>', 'concurrent clients', positiveInteger, 32)
+    .option('--pairs <n>', 'fresh on/off process pairs, started in alternating order; the slices of all pairs are pooled', positiveInteger, 1)
     .option('--in-process', 'also compare two servers in this process through app.inject', false)
     .option('--control', 'an A/A test: both processes with HERALD_METRICS=off (the ratios then show the method\'s own spread)', false)
     .option('--output <file>', 'JSON results', join(here, 'results', 'metrics.json'))
@@ -214,8 +217,11 @@ const LISTS = [
 ] as const;
 
 /** Both processes side by side, the same slices sent to each, order alternating per slice. */
-async function processComparison(options: Options): Promise<{ series: Series[]; idleRssMb: Record<Variant, number>; triggersCounted: number }> {
-  const heralds = { on: await startHerald('on', options.control ? 'off' : 'on'), off: await startHerald('off', 'off') };
+async function processComparison(options: Options, onFirst = true): Promise<{ series: Series[]; idleRssMb: Record<Variant, number>; triggersCounted: number }> {
+  const startOn = () => startHerald('on', options.control ? 'off' : 'on');
+  const startOff = () => startHerald('off', 'off');
+  const [first, second] = onFirst ? [await startOn(), await startOff()] : [await startOff(), await startOn()];
+  const heralds = onFirst ? { on: first, off: second } : { on: second, off: first };
   try {
     for (const herald of Object.values(heralds)) await settle(herald.pid);
     const idleRssMb = { on: rssMb(heralds.on.pid), off: rssMb(heralds.off.pid) };
@@ -413,11 +419,25 @@ async function main(): Promise<void> {
   // The compiled server, as `npm start` runs it (bin/herald.js falls back to the sources through tsx otherwise).
   await buildServer({ ifStale: true, quiet: true });
   const loadBefore = loadavg();
-  const processes = await processComparison(options);
+  // With read gathering (src/http/read-gathering.ts) a process's CPU per request depends on how many requests its turns
+  // gather, which settles differently per process: one pair's ratio moved 0.80-1.30 between runs, so --pairs pools
+  // the slices of several fresh pairs, started in alternating order.
+  let processes = await processComparison(options, true);
+  for (let pair = 1; pair < options.pairs; pair++) {
+    const next = await processComparison(options, pair % 2 === 0);
+    processes = {
+      series: processes.series.map((series, index) => {
+        const more = next.series[index]!;
+        return { name: series.name, on: [...series.on, ...more.on], off: [...series.off, ...more.off], onRate: [...series.onRate, ...more.onRate], offRate: [...series.offRate, ...more.offRate] };
+      }),
+      idleRssMb: processes.idleRssMb,
+      triggersCounted: processes.triggersCounted + next.triggersCounted,
+    };
+  }
   const processRows = processes.series.map(summarize);
   const out = [
     table(
-      `${options.control ? 'CONTROL (A/A: both processes with metrics off). ' : ''}Two processes side by side, ${options.slices} interleaved slices per kind and variant (${options.sliceTriggers} triggers; ${options.sliceSeconds} s of lists), CPU of the server process (all threads):`,
+      `${options.control ? 'CONTROL (A/A: both processes with metrics off). ' : ''}Two processes side by side${options.pairs > 1 ? ` (${options.pairs} fresh pairs, slices pooled)` : ''}, ${options.slices * options.pairs} interleaved slices per kind and variant (${options.sliceTriggers} triggers; ${options.sliceSeconds} s of lists), CPU of the server process (all threads):`,
       processRows,
       true,
     ),
