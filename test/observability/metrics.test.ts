@@ -149,24 +149,30 @@ describe('gauges and recorders fed from outside the engine', () => {
 
   it('counts real webhook delivery attempts by outcome: an answering and a refusing receiver', async () => {
     const receiver = await startHttpFake((request) => (request.path === '/refuse' ? { status: 500, body: 'no' } : { status: 204, body: '' }));
+    // The endpoints are deleted only after both attempts are counted: a test send is a queued job (scaled out, run by
+    // the worker), and an endpoint deleted before its job runs has nothing left to send to.
+    const endpointIds: string[] = [];
     try {
       const before = await scrape(metricsUrl());
       for (const path of ['/ok', '/refuse']) {
         const created = await server.request('POST', '/v2/webhooks/endpoints', { body: { url: `${receiver.url}${path}` } });
         expect(created.status, created.text).toBe(201);
+        endpointIds.push(created.body.data._id);
         const sent = await server.request('POST', `/v2/webhooks/endpoints/${created.body.data._id}/test`);
         expect(sent.status, sent.text).toBeLessThan(300);
-        await server.request('DELETE', `/v2/webhooks/endpoints/${created.body.data._id}`);
       }
-      const deadline = Date.now() + 20_000;
+      // Until both are counted (the refused one is retried 5 s later, so it is counted once by then).
+      const deadline = Date.now() + 15_000;
+      const counted = (after: Awaited<ReturnType<typeof scrape>>, status: string) => delta(before, after, (s) => s.value('herald_webhook_deliveries_total', { status }));
       let after = await scrape(metricsUrl());
-      while (delta(before, after, (s) => s.value('herald_webhook_deliveries_total', { status: 'failed' })) < 1 && Date.now() < deadline) {
+      while ((counted(after, 'failed') < 1 || counted(after, 'success') < 1) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         after = await scrape(metricsUrl());
       }
       expect(delta(before, after, (s) => s.value('herald_webhook_deliveries_total', { status: 'success' }))).toBe(1);
       expect(delta(before, after, (s) => s.value('herald_webhook_deliveries_total', { status: 'failed' }))).toBe(1);
     } finally {
+      for (const id of endpointIds) await server.request('DELETE', `/v2/webhooks/endpoints/${id}`);
       await receiver.close();
     }
   });
