@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../src/main.js';
 import { SqlQueue } from '../src/queue/sql-queue.js';
 import { PromMetrics } from '../src/observability/metrics.js';
 import { runHttpLoad } from './lib/http-load.js';
+import { waveClient, type WaveClient } from './lib/wave-load.js';
 import { median } from './lib/rounds.js';
 import { positiveInteger } from './lib/cli-options.js';
 
@@ -35,10 +36,16 @@ import { positiveInteger } from './lib/cli-options.js';
  *
  * `--control` runs both processes with metrics off (an A/A test): its ratios show what the method itself can produce.
  *
- *   node --import tsx bench/metrics.ts [--slices 12] [--slice-seconds 1] [--slice-triggers 300] [--connections 32] [--in-process] [--control]
+ * The load arrives in waves (`bench/lib/wave-load.ts`): --connections requests at once, the next wave when all have
+ * answered. Under a closed loop (`--load closed`, autocannon) the embedded server's batching of a turn's requests
+ * (read gathering, group commit) settles differently per process and per slice, and with it the CPU per request: the
+ * on/off ratios of one-second slices ran from 0.62 to 1.62 (2026-11-26, 8 pairs). Waves make both processes batch alike.
+ *
+ *   node --import tsx bench/metrics.ts [--slices 12] [--slice-seconds 1] [--slice-triggers 300] [--connections 32] [--load waves|closed] [--pairs 1] [--in-process] [--control]
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const HERALD_BIN = join(here, '..', 'bin', 'herald.js');
+const TOGGLE_SERVER = join(here, 'lib', 'metrics-toggle-server.ts');
 const SECRET = 'sk_bench_metrics_0123456789abcdef0123456789ab';
 /** The goal of issue 20: metrics on may cost at most 5 % more CPU per operation than off. */
 const LIMIT = 1.05;
@@ -53,6 +60,10 @@ interface Options {
   pairs: number;
   /** Both processes with metrics off: the method's own spread (an A/A test). */
   control: boolean;
+  /** One process whose recording is switched on and off between slices (bench/lib/metrics-toggle-server.ts). */
+  toggle: boolean;
+  /** How the load arrives: in waves of --connections requests (default), or a closed loop (autocannon). */
+  load: 'waves' | 'closed';
   output: string;
 }
 
@@ -90,6 +101,11 @@ function parseOptions(argv: string[]): Options {
     .option('--connections <n>', 'concurrent clients', positiveInteger, 32)
     .option('--pairs <n>', 'fresh on/off process pairs, started in alternating order; the slices of all pairs are pooled', positiveInteger, 1)
     .option('--in-process', 'also compare two servers in this process through app.inject', false)
+    .option('--load <kind>', 'waves: --connections requests at once, the next wave when all have answered; closed: each client sends again as soon as answered (autocannon)', (value: string) => {
+      if (value !== 'waves' && value !== 'closed') throw new Error('--load is waves or closed');
+      return value;
+    }, 'waves')
+    .option('--toggle', 'one process, its recording switched on and off between slices, instead of two processes', false)
     .option('--control', 'an A/A test: both processes with HERALD_METRICS=off (the ratios then show the method\'s own spread)', false)
     .option('--output <file>', 'JSON results', join(here, 'results', 'metrics.json'))
     .parse(argv);
@@ -132,27 +148,28 @@ interface Herald {
   pid: number;
   url: string;
   dataDir: string;
+  /** --connections keep-alive connections for the wave load. */
+  waves: WaveClient;
+  /** --toggle: switches this one process's recording to the variant about to be measured. */
+  select?(variant: Variant): Promise<void>;
   stop(): Promise<void>;
 }
 
-async function startHerald(variant: Variant, metrics: Variant): Promise<Herald> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-metrics-'));
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [HERALD_BIN, 'start'], {
-    env: {
-      ...process.env,
-      HERALD_DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
-      HERALD_RATE_LIMIT: 'false',
-      HERALD_METRICS: metrics,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+function heraldEnv(dataDir: string, port: number, metrics: Variant): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HERALD_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
+    HERALD_RATE_LIMIT: 'false',
+    HERALD_METRICS: metrics,
+  };
+}
+
+/** Waits for /health, then creates the bench's in-app workflow. */
+async function prepare(url: string, child: ChildProcess): Promise<void> {
   for (const deadline = Date.now() + 60_000; ; ) {
     if (child.exitCode !== null) throw new Error('herald exited during start');
     if (Date.now() > deadline) throw new Error('herald did not start in 60 s');
@@ -165,17 +182,50 @@ async function startHerald(variant: Variant, metrics: Variant): Promise<Herald> 
     body: JSON.stringify({ workflowId: 'bench-metrics', name: 'bench-metrics', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hello {{ payload.n }}' } }] }),
   });
   if (created.status !== 201) throw new Error(`workflow: ${created.status} ${await created.text()}`);
+}
+
+function heraldOf(child: ChildProcess, variant: Variant, url: string, dataDir: string, connections: number): Herald {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const waves = waveClient(url, HEADERS, connections);
   return {
     variant,
     pid: child.pid!,
     url,
     dataDir,
+    waves,
     async stop() {
+      await waves.close();
       child.kill('SIGTERM');
       await exited;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A `herald start` process (the compiled build, as `npm start` runs it). */
+async function startHerald(variant: Variant, metrics: Variant, connections: number): Promise<Herald> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-metrics-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [HERALD_BIN, 'start'], { env: heraldEnv(dataDir, port, metrics), stdio: ['ignore', 'ignore', 'inherit'] });
+  const herald = heraldOf(child, variant, `http://127.0.0.1:${port}`, dataDir, connections);
+  await prepare(herald.url, child);
+  return herald;
+}
+
+/** --toggle: one Herald (from the sources, through tsx) whose recording the parent switches (metrics-toggle-server.ts). */
+async function startToggleHerald(connections: number, control: boolean): Promise<Herald> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-metrics-toggle-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', TOGGLE_SERVER], { env: heraldEnv(dataDir, port, 'on'), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const herald = heraldOf(child, 'on', `http://127.0.0.1:${port}`, dataDir, connections);
+  await prepare(herald.url, child);
+  herald.select = (variant) =>
+    new Promise((resolve) => {
+      const state = control ? 'off' : variant;
+      child.once('message', () => resolve());
+      child.send(state);
+    });
+  return herald;
 }
 
 const HEADERS = { authorization: `ApiKey ${SECRET}`, 'content-type': 'application/json' };
@@ -193,8 +243,19 @@ async function settle(pid: number): Promise<void> {
   }
 }
 
-/** Exactly `count` triggers (subscribers sub-0 … sub-499, created on first use), `connections` at a time. */
-async function sendTriggers(herald: Herald, count: number, connections: number, first: number): Promise<void> {
+/**
+ * Exactly `count` triggers (subscribers sub-0 … sub-499, created on first use), `connections` at a time: in waves (a
+ * whole number of them; `count` is a multiple of `connections`, see triggersPerSlice) or as a closed loop.
+ */
+async function sendTriggers(herald: Herald, count: number, connections: number, first: number, load: Options['load']): Promise<void> {
+  if (load === 'waves') {
+    const result = await herald.waves.run({
+      waves: count / connections,
+      request: (i) => ({ method: 'POST', path: '/v1/events/trigger', body: JSON.stringify({ name: 'bench-metrics', to: `sub-${(first + i) % 500}`, payload: { n: first + i } }) }),
+    });
+    if (result.ok !== count) throw new Error(`trigger: ${JSON.stringify(result.statusCounts)}`);
+    return;
+  }
   let next = 0;
   const client = async () => {
     while (next < count) {
@@ -218,44 +279,61 @@ const LISTS = [
 
 /** Both processes side by side, the same slices sent to each, order alternating per slice. */
 async function processComparison(options: Options, onFirst = true): Promise<{ series: Series[]; idleRssMb: Record<Variant, number>; triggersCounted: number }> {
-  const startOn = () => startHerald('on', options.control ? 'off' : 'on');
-  const startOff = () => startHerald('off', 'off');
-  const [first, second] = onFirst ? [await startOn(), await startOff()] : [await startOff(), await startOn()];
-  const heralds = onFirst ? { on: first, off: second } : { on: second, off: first };
+  let heralds: Record<Variant, Herald>;
+  if (options.toggle) {
+    const herald = await startToggleHerald(options.connections, options.control);
+    heralds = { on: herald, off: herald };
+  } else {
+    const startOn = () => startHerald('on', options.control ? 'off' : 'on', options.connections);
+    const startOff = () => startHerald('off', 'off', options.connections);
+    const [first, second] = onFirst ? [await startOn(), await startOff()] : [await startOff(), await startOn()];
+    heralds = onFirst ? { on: first, off: second } : { on: second, off: first };
+  }
+  const distinct = [...new Set(Object.values(heralds))];
   try {
-    for (const herald of Object.values(heralds)) await settle(herald.pid);
+    for (const herald of distinct) await settle(herald.pid);
     const idleRssMb = { on: rssMb(heralds.on.pid), off: rssMb(heralds.off.pid) };
     const newSeries = (name: string): Series => ({ name, on: [], off: [], onRate: [], offRate: [] });
     const triggers = newSeries('POST /v1/events/trigger (accept + deliver)');
     const lists = LISTS.map(([name]) => newSeries(name));
-    // Warm-up (JIT, the first subscribers, data for the lists): one trigger slice and a short load of each list.
+    // Triggers per slice: a whole number of waves.
+    const perSlice = options.load === 'waves' ? Math.max(1, Math.round(options.sliceTriggers / options.connections)) * options.connections : options.sliceTriggers;
+    const listLoad = async (herald: Herald, path: string, seconds: number) => {
+      if (options.load === 'waves') return herald.waves.run({ seconds, request: () => ({ method: 'GET', path }) });
+      return runHttpLoad({ url: `${herald.url}${path}`, headers: HEADERS, connections: options.connections, durationSeconds: seconds });
+    };
+    // Warm-up (JIT, the first subscribers, data for the lists, the wave connections): one trigger slice and a short
+    // load of each list.
     let sent = 0;
-    for (const herald of Object.values(heralds)) {
-      await sendTriggers(herald, options.sliceTriggers, options.connections, 0);
+    for (const herald of distinct) {
+      await herald.select?.('on');
+      await sendTriggers(herald, perSlice, options.connections, 0, options.load);
       await settle(herald.pid);
-      for (const [, path] of LISTS) await runHttpLoad({ url: `${herald.url}${path}`, headers: HEADERS, connections: options.connections, durationSeconds: 1 });
+      for (const [, path] of LISTS) await listLoad(herald, path, 1);
     }
-    sent += options.sliceTriggers;
+    sent += perSlice;
     for (let slice = 0; slice < options.slices; slice++) {
       const order = slice % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
       for (const variant of order) {
         const { pid } = heralds[variant];
+        await heralds[variant].select?.(variant);
         const started = performance.now();
         const before = cpuNs(pid);
-        await sendTriggers(heralds[variant], options.sliceTriggers, options.connections, sent);
+        await sendTriggers(heralds[variant], perSlice, options.connections, sent, options.load);
         const acceptedMs = performance.now() - started;
         await settle(pid);
-        triggers[variant].push((cpuNs(pid) - before) / 1000 / options.sliceTriggers);
-        triggers[`${variant}Rate`].push((options.sliceTriggers * 1000) / acceptedMs);
+        triggers[variant].push((cpuNs(pid) - before) / 1000 / perSlice);
+        triggers[`${variant}Rate`].push((perSlice * 1000) / acceptedMs);
       }
-      sent += options.sliceTriggers;
+      sent += perSlice;
       for (const [index, [name, path]] of LISTS.entries()) {
         for (const variant of order) {
-          const { pid, url } = heralds[variant];
+          const { pid } = heralds[variant];
+          await heralds[variant].select?.(variant);
           const before = cpuNs(pid);
-          const result = await runHttpLoad({ url: `${url}${path}`, headers: HEADERS, connections: options.connections, durationSeconds: options.sliceSeconds });
+          const result = await listLoad(heralds[variant], path, options.sliceSeconds);
           const used = cpuNs(pid) - before;
-          if (result.notOk > 0 || result.errors > 0) throw new Error(`${name}: ${JSON.stringify(result.statusCounts)} errors ${result.errors}`);
+          if (result.notOk > 0 || ('errors' in result && result.errors > 0)) throw new Error(`${name}: ${JSON.stringify(result.statusCounts)}`);
           lists[index]![variant].push(used / 1000 / result.ok);
           lists[index]![`${variant}Rate`].push(result.requestsPerSecond);
         }
@@ -268,7 +346,7 @@ async function processComparison(options: Options, onFirst = true): Promise<{ se
     if (!options.control && triggersCounted !== sent) throw new Error(`herald_triggers_total ${triggersCounted} but ${sent} triggers were accepted`);
     return { series: [triggers, ...lists], idleRssMb, triggersCounted };
   } finally {
-    await Promise.all(Object.values(heralds).map((herald) => herald.stop()));
+    await Promise.all(distinct.map((herald) => herald.stop()));
   }
 }
 
@@ -437,7 +515,7 @@ async function main(): Promise<void> {
   const processRows = processes.series.map(summarize);
   const out = [
     table(
-      `${options.control ? 'CONTROL (A/A: both processes with metrics off). ' : ''}Two processes side by side${options.pairs > 1 ? ` (${options.pairs} fresh pairs, slices pooled)` : ''}, ${options.slices * options.pairs} interleaved slices per kind and variant (${options.sliceTriggers} triggers; ${options.sliceSeconds} s of lists), CPU of the server process (all threads):`,
+      `${options.control ? 'CONTROL (A/A: both processes with metrics off). ' : ''}${options.toggle ? `One process, its recording switched on and off between slices${options.pairs > 1 ? ` (${options.pairs} fresh processes, slices pooled)` : ''}` : `Two processes side by side${options.pairs > 1 ? ` (${options.pairs} fresh pairs, slices pooled)` : ''}`}, ${options.slices * options.pairs} interleaved slices per kind and variant (${options.load === 'waves' ? `load in waves of ${options.connections}` : `closed loop of ${options.connections} clients`}; ${options.sliceTriggers} triggers; ${options.sliceSeconds} s of lists), CPU of the server process (all threads):`,
       processRows,
       true,
     ),

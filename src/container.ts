@@ -64,6 +64,11 @@ export interface ContainerOptions {
    * is set, so several Herald instances (or test files) can share one Redis. Default `herald`.
    */
   redisPrefix?: string;
+  /**
+   * Metrics to record into instead of the ones config.metrics selects (used only when metrics are on): a test's or a
+   * benchmark's own recorder (bench:metrics switches recording on and off inside one process).
+   */
+  metrics?: Metrics;
 }
 
 /** The master key: from config, else generated once into the data directory with mode 0600. */
@@ -144,7 +149,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       backoffMs: config.worker.backoffMs,
     });
   const { notifier, fanout } = remote ? remote.realtime : localRealtime();
-  const [metrics, tracing] = await Promise.all([openMetrics(config, db, queue, logger), openTracing(config)]);
+  const [metrics, tracing] = await Promise.all([
+    config.metrics.enabled && options.metrics ? options.metrics : openMetrics(config, db, queue, logger),
+    openTracing(config),
+  ]);
   const providers = createProviderDirectory(config);
   const deps: Deps = {
     config,
