@@ -49,6 +49,8 @@ const TOGGLE_SERVER = join(here, 'lib', 'metrics-toggle-server.ts');
 const SECRET = 'sk_bench_metrics_0123456789abcdef0123456789ab';
 /** The goal of issue 20: metrics on may cost at most 5 % more CPU per operation than off. */
 const LIMIT = 1.05;
+/** How long both processes are watched idle. */
+const IDLE_MS = 3000;
 
 interface Options {
   slices: number;
@@ -278,7 +280,7 @@ const LISTS = [
 ] as const;
 
 /** Both processes side by side, the same slices sent to each, order alternating per slice. */
-async function processComparison(options: Options, onFirst = true): Promise<{ series: Series[]; idleRssMb: Record<Variant, number>; triggersCounted: number }> {
+async function processComparison(options: Options, onFirst = true): Promise<{ series: Series[]; idleRssMb: Record<Variant, number>; idleCpuMsPerS: Record<Variant, number>; triggersCounted: number }> {
   let heralds: Record<Variant, Herald>;
   if (options.toggle) {
     const herald = await startToggleHerald(options.connections, options.control);
@@ -293,6 +295,10 @@ async function processComparison(options: Options, onFirst = true): Promise<{ se
   try {
     for (const herald of distinct) await settle(herald.pid);
     const idleRssMb = { on: rssMb(heralds.on.pid), off: rssMb(heralds.off.pid) };
+    // What runs with no request at all (prom-client's event-loop-delay sampling, the queue's and sweeper's timers).
+    const idleBefore = { on: cpuNs(heralds.on.pid), off: cpuNs(heralds.off.pid) };
+    await sleep(IDLE_MS);
+    const idleCpuMsPerS = { on: (cpuNs(heralds.on.pid) - idleBefore.on) / 1e6 / (IDLE_MS / 1000), off: (cpuNs(heralds.off.pid) - idleBefore.off) / 1e6 / (IDLE_MS / 1000) };
     const newSeries = (name: string): Series => ({ name, on: [], off: [], onRate: [], offRate: [] });
     const triggers = newSeries('POST /v1/events/trigger (accept + deliver)');
     const lists = LISTS.map(([name]) => newSeries(name));
@@ -344,7 +350,7 @@ async function processComparison(options: Options, onFirst = true): Promise<{ se
     const scraped = options.control ? '' : await (await fetch(`${heralds.on.url}/metrics`)).text();
     const triggersCounted = options.control ? NaN : Number(/^herald_triggers_total (\d+)/m.exec(scraped)?.[1]);
     if (!options.control && triggersCounted !== sent) throw new Error(`herald_triggers_total ${triggersCounted} but ${sent} triggers were accepted`);
-    return { series: [triggers, ...lists], idleRssMb, triggersCounted };
+    return { series: [triggers, ...lists], idleRssMb, idleCpuMsPerS, triggersCounted };
   } finally {
     await Promise.all(distinct.map((herald) => herald.stop()));
   }
@@ -509,6 +515,7 @@ async function main(): Promise<void> {
         return { name: series.name, on: [...series.on, ...more.on], off: [...series.off, ...more.off], onRate: [...series.onRate, ...more.onRate], offRate: [...series.offRate, ...more.offRate] };
       }),
       idleRssMb: processes.idleRssMb,
+      idleCpuMsPerS: { on: processes.idleCpuMsPerS.on + next.idleCpuMsPerS.on, off: processes.idleCpuMsPerS.off + next.idleCpuMsPerS.off },
       triggersCounted: processes.triggersCounted + next.triggersCounted,
     };
   }
@@ -520,7 +527,7 @@ async function main(): Promise<void> {
       true,
     ),
     '',
-    `Idle RSS MB: on ${fmt(processes.idleRssMb.on, 1)}, off ${fmt(processes.idleRssMb.off, 1)}; herald_triggers_total = ${processes.triggersCounted} = triggers accepted.`,
+    `Idle RSS MB: on ${fmt(processes.idleRssMb.on, 1)}, off ${fmt(processes.idleRssMb.off, 1)}${options.toggle ? '' : `; idle CPU ms per second (mean of ${options.pairs} pair${options.pairs > 1 ? 's' : ''}): on ${fmt(processes.idleCpuMsPerS.on / options.pairs, 3)}, off ${fmt(processes.idleCpuMsPerS.off / options.pairs, 3)}`}; herald_triggers_total = ${processes.triggersCounted} = triggers accepted.`,
   ];
   let inProcessRows: Summary[] = [];
   if (options.inProcess) {
