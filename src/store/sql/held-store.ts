@@ -81,6 +81,7 @@ export class HeldWrites {
       messages: { value: messages },
       events: { value: outbox },
       triggers: { value: triggers },
+      holdsWrites: { value: true },
       // The held writes are one statement: all or nothing already.
       transaction: { value: async <T>(work: (store: Store) => Promise<T>) => work(held.store) },
       lockKey: {
