@@ -2,7 +2,7 @@ import type { CompiledQuery } from 'kysely';
 import type { DomainEvent, WebhookEventBody } from '../../domain/webhooks.js';
 import type { ExecutionDetail, Message, NotificationEvent } from '../../domain/types.js';
 import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, Store, StoredJob, TriggerRecord, TriggerRepository } from '../ports.js';
-import { jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
+import { endedStepOf, jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
 import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { stepOutcomeStatementsForNewJob } from './overview-repository.js';
@@ -101,18 +101,7 @@ export class HeldWrites {
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
-        statements.push(
-          ...stepOutcomeStatementsForNewJob({
-            jobId: job._id,
-            environmentId: job._environmentId,
-            channel: job.type,
-            providerId: job.providerId ?? '',
-            workflowId: job._templateId ?? '',
-            outcome,
-            createdAt: job.createdAt,
-            endedAt: job.updatedAt ?? new Date().toISOString(),
-          }),
-        );
+        statements.push(...stepOutcomeStatementsForNewJob(endedStepOf(job, outcome)));
       }
     }
     statements.push(...this.after);
