@@ -1,6 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { BENCH_SECRET as SECRET, createInAppWorkflow, load as runLoad, seedListMessages, startBenchHerald } from './lib/bench-client.js';
-import { cpuMsOf } from './lib/process-cpu.js';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { HERALD_BIN, startHerald } from '../test/helpers/herald-process.js';
+import { buildServer } from '../scripts/build-server.mjs';
 
 /**
  * `node --import tsx bench/profile-lists.ts [seconds] [profileDir]` (issue 24): the messages-list phase of bench:http
@@ -8,22 +13,49 @@ import { cpuMsOf } from './lib/process-cpu.js';
  * time per request and, when a profile directory is given, a `--cpu-prof` profile of the Herald process (written on
  * exit; it covers the seeding too, so compare its list functions, not its totals).
  */
+const here = dirname(fileURLToPath(import.meta.url));
+const SECRET = 'sk_bench_http_0123456789abcdef0123456789abcdef';
+const run = promisify(execFile);
 const seconds = Number(process.argv[2] ?? 5);
 const profileDir = process.argv[3];
-const cpuMs = (pid: number) => cpuMsOf(pid)!;
 
-const herald = await startBenchHerald({ profileDir });
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+await buildServer({ ifStale: true, quiet: true });
+const dataDir = mkdtempSync(join(tmpdir(), 'herald-profile-'));
+const herald = await startHerald(
+  { HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET, LOG_LEVEL: 'warn' },
+  profileDir ? [`--cpu-prof-dir=${profileDir}`, HERALD_BIN, 'start'] : ['start'],
+  profileDir ? { bin: '--cpu-prof' } : {},
+);
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${herald.url}${path}`, { method, headers: { authorization: `ApiKey ${SECRET}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (response.status >= 400) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json() as Promise<any>;
+};
+const messages = async () => (await call('GET', '/v1/messages?channel=in_app&limit=1')).totalCount as number;
 try {
-  await createInAppWorkflow(herald.url, SECRET, 'bench-http', { name: 'bench http' });
+  await call('POST', '/v1/integrations', { providerId: 'novu', channel: 'in_app', active: true });
+  await call('POST', '/v2/workflows', { workflowId: 'bench-http', name: 'bench http', steps: [{ name: 'inbox', type: 'in_app', controlValues: { subject: 'Bench {{payload.n}}', body: 'Hello {{subscriber.subscriberId}}: {{payload.text}}' } }] });
   const subscribers = Array.from({ length: 300 }, (_, i) => `list-${i}`);
-  await seedListMessages(herald.url, SECRET, 'bench-http', subscribers);
+  for (let round = 0; round < 12; round++) {
+    for (let i = 0; i < subscribers.length; i += 100) {
+      await call('POST', '/v1/events/trigger', { name: 'bench-http', to: subscribers.slice(i, i + 100), payload: { n: round, text: 'x'.repeat(200) } });
+    }
+  }
+  while ((await messages()) < 3600) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 500));
   const paths = subscribers.flatMap((id) => [0, 1].map((page) => `/v1/messages?subscriberId=${id}&limit=10&page=${page}`));
   const pid = herald.child.pid!;
   const cpuBefore = cpuMs(pid);
   const statBefore = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const statusBefore = readFileSync(`/proc/${pid}/status`, 'utf8');
   const ctxBefore = { v: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(statusBefore)![1]), n: Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(statusBefore)![1]) };
-  const load = await runLoad({ kind: 'rotate', url: herald.url, paths, connections: 50, durationSeconds: seconds, headers: { authorization: `ApiKey ${SECRET}` } });
+  const { stdout } = await run(process.execPath, [join(here, 'lib', 'http-load-process.mjs'), JSON.stringify({ kind: 'rotate', url: herald.url, paths, connections: 50, durationSeconds: seconds, headers: { authorization: `ApiKey ${SECRET}` } })]);
+  const load = JSON.parse(stdout);
   const cpuAfter = cpuMs(pid);
   const statAfter = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -36,4 +68,5 @@ try {
   }));
 } finally {
   await herald.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 }
