@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import { Command } from 'commander';
 import { startScaleoutProcesses, startWorker, SCALEOUT_SECRET } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
+import { api, createInAppWorkflow, inAppMessageCount } from './lib/bench-client.js';
 import { positiveInteger } from './lib/cli-options.js';
 import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
 
@@ -27,18 +28,9 @@ async function main(): Promise<void> {
   log(`load average ${loadavg()[0]!.toFixed(2)}`);
   const processes = await startScaleoutProcesses({ apis: 1, workers: 0, env: { LOG_LEVEL: 'warn' } });
   const url = processes.apis[0]!.url;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `ApiKey ${SCALEOUT_SECRET}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
+  const call = (method: string, path: string, body?: unknown) => api(url, SCALEOUT_SECRET, method, path, body);
   try {
-    await call('POST', '/v1/integrations', { providerId: 'novu', channel: 'in_app', active: true });
-    await call('POST', '/v2/workflows', { workflowId: 'drain', name: 'drain', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hello {{subscriber.subscriberId}}' } }] });
+    await createInAppWorkflow(url, SCALEOUT_SECRET, 'drain', { controlValues: { body: 'Hello {{subscriber.subscriberId}}' } });
     let next = 0;
     const prefix = `drain-${Date.now().toString(36)}`;
     await Promise.all(Array.from({ length: options.concurrency }, async () => {
@@ -57,7 +49,7 @@ async function main(): Promise<void> {
     let delivered = 0;
     while (delivered < options.triggers) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      delivered = (await call('GET', '/v1/messages?channel=in_app&limit=1')).totalCount;
+      delivered = await inAppMessageCount(url, SCALEOUT_SECRET);
       if (Date.now() - started > 600_000) throw new Error(`only ${delivered} delivered after 600 s`);
     }
     const elapsed = Date.now() - started;

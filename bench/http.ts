@@ -1,14 +1,14 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { startHerald, freePort, type HeraldProcess } from '../test/helpers/herald-process.js';
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { benchMode, positiveInteger, type BenchMode } from './lib/cli-options.js';
+import { api, BENCH_SECRET, createInAppWorkflow, inAppMessageCount, load, round1, seedListMessages, waitForMessages } from './lib/bench-client.js';
 import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
 
 /**
@@ -27,12 +27,9 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const SECRET = 'sk_bench_http_0123456789abcdef0123456789abcdef';
 const WORKFLOW = 'bench-http';
 const COUNTER = join(here, 'lib', 'round-trip-counter.mjs');
-const LOAD = join(here, 'lib', 'http-load-process.mjs');
 const BARE = join(here, 'lib', 'bare-server.mjs');
-const run = promisify(execFile);
 
 interface Options {
   mode: BenchMode;
@@ -41,16 +38,6 @@ interface Options {
   listSubscribers: number;
   fromSource: boolean;
   output?: string;
-}
-
-interface LoadResult {
-  ok: number;
-  notOk: number;
-  errors: number;
-  statusCounts: Record<string, number>;
-  elapsedMs: number;
-  requestsPerSecond: number;
-  latencyMs: { p50: number; p99: number; max: number };
 }
 
 interface RoundTrips { sqlStatements: number; redisCommands: number; redisRoundTrips: number }
@@ -69,11 +56,6 @@ function parseOptions(argv: string[]): Options {
 }
 
 const log = (message: string) => console.log(`[bench:http ${new Date().toISOString().slice(11, 19)}] ${message}`);
-
-async function load(options: Record<string, unknown>): Promise<LoadResult> {
-  const { stdout } = await run(process.execPath, [LOAD, JSON.stringify(options)], { maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout) as LoadResult;
-}
 
 /** The Herald processes under test, with their round-trip counters. */
 interface Target {
@@ -97,7 +79,7 @@ async function startTarget(options: Options): Promise<Target> {
   };
   if (options.mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-'));
-    const herald: HeraldProcess = await startHerald({ ...env, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET });
+    const herald: HeraldProcess = await startHerald({ ...env, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: BENCH_SECRET });
     return {
       url: herald.url,
       api: herald.child,
@@ -143,39 +125,6 @@ function perOperation(before: RoundTrips, after: RoundTrips, operations: number)
   return { sqlStatements: per('sqlStatements'), redisCommands: per('redisCommands'), redisRoundTrips: per('redisRoundTrips') };
 }
 
-async function api(target: Target, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any; raw: Buffer }> {
-  const response = await fetch(`${target.url}${path}`, {
-    method,
-    headers: { authorization: `ApiKey ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const raw = Buffer.from(await response.arrayBuffer());
-  let json: unknown;
-  try { json = JSON.parse(raw.toString('utf8')); } catch { json = undefined; }
-  if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${raw.toString('utf8').slice(0, 300)}`);
-  return { status: response.status, json, raw };
-}
-
-async function inAppMessageCount(target: Target, key: string): Promise<number> {
-  const { json } = await api(target, key, 'GET', '/v1/messages?channel=in_app&limit=1');
-  return json.totalCount as number;
-}
-
-async function waitForMessages(target: Target, key: string, expected: number, timeoutMs: number): Promise<{ count: number; at: number }> {
-  const deadline = Date.now() + timeoutMs;
-  let count = 0;
-  // Requests still in flight when a load stops were accepted but not counted by the load generator: wait until the
-  // count reaches what was counted, then until it stops moving, and time the deliveries to the last change.
-  let lastChange = Date.now();
-  while (Date.now() < deadline) {
-    const now = await inAppMessageCount(target, key);
-    if (now !== count) { count = now; lastChange = Date.now(); }
-    if (count >= expected && Date.now() - lastChange >= 500) return { count, at: lastChange };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { count, at: lastChange };
-}
-
 async function startBare(bodies: Record<string, Buffer>): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
   const child = spawn(process.execPath, [BARE, JSON.stringify({ port, bodies: Object.fromEntries(Object.entries(bodies).map(([path, body]) => [path, body.toString('base64')])) })], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -190,25 +139,19 @@ function mergeGroups(a: Record<string, number[]>, b: Record<string, number[]>): 
   return Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((name) => [name, [...new Set([...(a[name] ?? []), ...(b[name] ?? [])])]]));
 }
 
-const round1 = (value: number) => Math.round(value * 10) / 10;
-
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (!options.fromSource && (await buildServer({ ifStale: true, quiet: true }))) log('server built into dist/server');
   log(`mode ${options.mode}, ${options.connections} connections, ${options.duration} s per load, load average ${loadavg()[0]!.toFixed(2)}`);
   const target = await startTarget(options);
-  const key = options.mode === 'embedded' ? SECRET : SCALEOUT_SECRET;
+  const key = options.mode === 'embedded' ? BENCH_SECRET : SCALEOUT_SECRET;
   try {
-    await api(target, key, 'POST', '/v1/integrations', { providerId: 'novu', channel: 'in_app', active: true });
-    await api(target, key, 'POST', '/v2/workflows', {
-      workflowId: WORKFLOW, name: 'bench http',
-      steps: [{ name: 'inbox', type: 'in_app', controlValues: { subject: 'Bench {{payload.n}}', body: 'Hello {{subscriber.subscriberId}}: {{payload.text}}' } }],
-    });
+    await createInAppWorkflow(target.url, key, WORKFLOW, { name: 'bench http' });
 
     // 1. Triggers, a new subscriber per request, and their deliveries.
     const processes = [target.api, ...(target.worker ? [target.worker] : [])];
     const countsBefore = await Promise.all(processes.map((child) => readCounts(target, child)));
-    const messagesBefore = await inAppMessageCount(target, key);
+    const messagesBefore = await inAppMessageCount(target.url, key);
     // Scale-out: CPU of the API, the worker, their PostgreSQL backends and Redis over the triggers and their deliveries.
     const cpuProcesses = { api: target.api.pid!, ...(target.worker ? { worker: target.worker.pid! } : {}) };
     const cpuGroups = () => findGroups(cpuProcesses, 5432, target.redisPort ?? -1);
@@ -220,7 +163,7 @@ async function main(): Promise<void> {
     const apiAfterLoad = await readCounts(target, target.api);
     const accepted = triggers.statusCounts['201'] ?? 0;
     log(`triggers: ${accepted} accepted in ${triggers.elapsedMs} ms (${Math.round(triggers.requestsPerSecond)}/s), other statuses ${JSON.stringify(triggers.statusCounts)}`);
-    const delivered = await waitForMessages(target, key, messagesBefore + accepted, 300_000);
+    const delivered = await waitForMessages(target.url, key, messagesBefore + accepted, 300_000);
     const deliveredCount = delivered.count - messagesBefore;
     const deliveriesPerSecond = (deliveredCount * 1000) / (delivered.at - loadStart);
     const countsAfter = await Promise.all(processes.map((child) => readCounts(target, child)));
@@ -239,20 +182,14 @@ async function main(): Promise<void> {
     // 2. Lists: subscribers with 12 messages each (pages 0 and 1 of 10), the events' pages.
     const listPrefix = `list-${Date.now().toString(36)}`;
     const listSubscribers = Array.from({ length: options.listSubscribers }, (_, i) => `${listPrefix}-${i}`);
-    const seedStart = await inAppMessageCount(target, key);
-    for (let round = 0; round < 12; round++) {
-      for (let i = 0; i < listSubscribers.length; i += 100) {
-        await api(target, key, 'POST', '/v1/events/trigger', { name: WORKFLOW, to: listSubscribers.slice(i, i + 100), payload: { n: round, text: 'x'.repeat(200) } });
-      }
-    }
-    const seeded = await waitForMessages(target, key, seedStart + 12 * listSubscribers.length, 300_000);
-    log(`lists: seeded ${seeded.count - seedStart} messages over ${listSubscribers.length} subscribers`);
+    const seeded = await seedListMessages(target.url, key, WORKFLOW, listSubscribers);
+    log(`lists: seeded ${seeded} messages over ${listSubscribers.length} subscribers`);
     const messagePaths = listSubscribers.flatMap((id) => [0, 1].map((page) => `/v1/messages?subscriberId=${id}&limit=10&page=${page}`));
     const eventPages = Math.max(1, Math.min(2000, Math.floor(accepted / 10)));
     const notificationPaths = Array.from({ length: eventPages }, (_, page) => `/v1/notifications?limit=10&page=${page}`);
     const sample = {
-      messages: (await api(target, key, 'GET', messagePaths[0]!)).raw,
-      notifications: (await api(target, key, 'GET', notificationPaths[0]!)).raw,
+      messages: (await api(target.url, key, 'GET', messagePaths[0]!)).raw,
+      notifications: (await api(target.url, key, 'GET', notificationPaths[0]!)).raw,
     };
     const bare = await startBare({ '/v1/messages': sample.messages, '/v1/notifications': sample.notifications });
     const lists: Record<string, unknown> = {};

@@ -13,7 +13,8 @@ export interface CpuGroups {
 
 const TICKS_PER_SECOND = 100;
 
-function cpuMsOf(pid: number): number | undefined {
+/** User + system CPU time of one process so far, in ms (undefined when it cannot be read). */
+export function cpuMsOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.

@@ -25,12 +25,13 @@ import { jsonFields } from './json-fields.js';
  */
 export function serializeMessagePage(page: Page<StoredMessage>): string {
   const writer = new PageWriter();
-  let json = '{"data":[';
+  const envelope = envelopeAround(page);
+  let json = envelope.head;
   for (let index = 0; index < page.data.length; index++) {
     if (index > 0) json += ',';
     json += writer.message(page.data[index]!);
   }
-  return json + ']' + envelopeTail(page);
+  return json + envelope.tail;
 }
 
 type ValueSerializer = (value: unknown) => string;
@@ -121,12 +122,19 @@ const SUBSCRIBER_PROPERTY = MessageSchema.properties.subscriber;
 const serializeSubscriber = propertySerializer('subscriber', SUBSCRIBER_PROPERTY);
 const serializeWholeMessage = serializerOf(MessageSchema);
 const serializeEnvelope = serializerOf(PageEnvelope(MessageSchema, { totalCount: true }));
-const EMPTY_PAGE_PREFIX = '{"data":[]';
+const EMPTY_DATA = '"data":[]';
 
-function envelopeTail(page: Page<StoredMessage>): string {
+/**
+ * The page's envelope as its schema writes it with no messages, split inside its empty `data` array: wherever the
+ * schema puts `data`, the messages go there. (Inside a JSON string every `"` is escaped, so the unescaped key found is
+ * the envelope's own.)
+ */
+function envelopeAround(page: Page<StoredMessage>): { head: string; tail: string } {
   const text = serializeEnvelope({ ...page, data: [] });
-  if (!text.startsWith(EMPTY_PAGE_PREFIX)) throw new Error('message serializer: unexpected page envelope');
-  return text.slice(EMPTY_PAGE_PREFIX.length);
+  const at = text.indexOf(EMPTY_DATA);
+  if (at < 0) throw new Error('message serializer: unexpected page envelope');
+  const inside = at + EMPTY_DATA.length - 1;
+  return { head: text.slice(0, inside), tail: text.slice(inside) };
 }
 
 function fromRaw(plan: PropertyPlan, raw: string): string {

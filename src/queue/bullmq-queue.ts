@@ -4,6 +4,7 @@ import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
 import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
+import { allFulfilled, CoalescedBatches } from '../store/redis/coalesced-batches.js';
 
 export interface BullMqQueueOptions {
   redisUrl: string;
@@ -50,9 +51,15 @@ export class BullMqQueue implements JobQueue {
   private readonly running = new Map<string, { job: Job; token: string; done: Promise<unknown> }>();
   private closing?: Promise<void>;
   private readonly connected: Promise<void>;
-  /** Adds waiting for the one in flight (see enqueue). */
-  private readonly waitingAdds: Array<{ job: { name: string; data: unknown; opts: JobsOptions }; resolve: () => void; reject: (error: unknown) => void }> = [];
-  private adding = false;
+  /** Adds coalesced while one is in flight (see enqueue). */
+  private readonly adds = new CoalescedBatches<{ name: string; data: unknown; opts: JobsOptions }, void>(async (jobs) => {
+    const [first] = jobs;
+    if (jobs.length === 1) await guarded(this.connection, () => this.queue.add(first!.name, first!.data, first!.opts));
+    // addBulk throws on the first failed add of its pipeline: every caller of the batch fails, as a timed-out add does
+    // (its job may be stored; a retry finds it by jobId, and an accepted trigger is swept up by the worker).
+    else await guarded(this.connection, () => this.queue.addBulk(jobs));
+    return allFulfilled(jobs.length, undefined);
+  }, ENQUEUE_BATCH);
 
   constructor(private readonly options: BullMqQueueOptions) {
     this.ownsConnection = !options.connection;
@@ -71,32 +78,7 @@ export class BullMqQueue implements JobQueue {
    */
   async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
     await this.whenConnected();
-    const added = new Promise<void>((resolve, reject) => {
-      this.waitingAdds.push({ job: { name, data: payload, opts: this.jobOptions(options) }, resolve, reject });
-    });
-    if (!this.adding) void this.addWaiting();
-    await added;
-  }
-
-  private async addWaiting(): Promise<void> {
-    this.adding = true;
-    try {
-      while (this.waitingAdds.length > 0) {
-        const batch = this.waitingAdds.splice(0, ENQUEUE_BATCH);
-        try {
-          const [first] = batch;
-          if (batch.length === 1) await guarded(this.connection, () => this.queue.add(first!.job.name, first!.job.data, first!.job.opts));
-          else await guarded(this.connection, () => this.queue.addBulk(batch.map((waiting) => waiting.job)));
-          for (const waiting of batch) waiting.resolve();
-        } catch (error) {
-          // addBulk throws on the first failed add of its pipeline: every caller of the batch fails, as a timed-out add does
-          // (its job may be stored; a retry finds it by jobId, and an accepted trigger is swept up by the worker).
-          for (const waiting of batch) waiting.reject(error);
-        }
-      }
-    } finally {
-      this.adding = false;
-    }
+    await this.adds.run({ name, data: payload, opts: this.jobOptions(options) });
   }
 
   /** BullMQ's addBulk: one MULTI per ENQUEUE_BATCH jobs, each added (or found by its jobId) as `add` would. */

@@ -754,6 +754,11 @@ export interface Store {
    */
   batch<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**
+   * True for the Store `batch` gives `work` when it holds the writes (PostgreSQL): until `batch` returns, nothing is
+   * written, so what counts a write must wait too (held-effects.ts). False where `work`'s writes run at once.
+   */
+  readonly holdsWrites: boolean;
+  /**
    * Inside `transaction()`: holds a lock named `key` until the transaction ends, so that read-then-write decisions
    * about one key (a digest group, a throttle window) never interleave across workers. PostgreSQL takes a
    * transaction-scoped advisory lock; on SQLite transactions already run one at a time.

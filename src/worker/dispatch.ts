@@ -54,8 +54,9 @@ export function createDispatcher(deps: Deps, options: DispatchOptions = {}): Job
           const observation: StepObservation = {};
           const runOptions: RunJobOptions = { handlers: stepHandlers, customSteps, renderer, attempt: 1, maxAttempts: deps.config.worker.jobAttempts, loaded, observation };
           try {
-            // A step run like a queued one (its own span and count), inside the trigger's job.
-            await observed(deps, undefined, observation, () => runJob(stepDeps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
+            // A step run like a queued one (its own span and count), inside the trigger's job; its count is held with
+            // its writes (stepDeps), so a trigger job retried after a failed write counts the step once.
+            await observed(stepDeps, undefined, observation, () => runJob(stepDeps, { environmentId: followUp.environmentId, jobId: followUp.jobId }, runOptions));
             return true;
           } catch (error) {
             // Queued instead: the queue's run records the attempt and decides retry or fail, as for any step.

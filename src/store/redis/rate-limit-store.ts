@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimitStore } from '../ports.js';
+import { allFulfilled, CoalescedBatches } from './coalesced-batches.js';
 import { guarded } from './connection.js';
 
 /**
@@ -28,48 +29,24 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.redis = redis as WithHit;
   }
 
-  /** Hits waiting for the round trip in flight (see hit). */
-  private readonly waiting: Array<{ key: string; ttlSeconds: number; resolve: (count: number) => void; reject: (error: unknown) => void }> = [];
-  private sending = false;
-
   /**
    * Under load, hits arriving while one is in flight wait for it and then go together in one pipeline (one socket
    * write, one read, each hit its own script call and its own answer); alone a hit goes out at once.
    */
+  private readonly hits = new CoalescedBatches<{ key: string; ttlSeconds: number }, number>(async (hits) => {
+    if (hits.length === 1) return allFulfilled(1, Number(await this.redis.heraldRateLimitHit(hits[0]!.key, hits[0]!.ttlSeconds)));
+    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & { heraldRateLimitHit(key: string, ttlSeconds: number): unknown };
+    for (const hit of hits) pipeline.heraldRateLimitHit(hit.key, hit.ttlSeconds);
+    const results = (await pipeline.exec()) ?? [];
+    return hits.map((_, index) => {
+      const [error, count] = results[index] ?? [new Error('rate-limit pipeline was discarded'), 0];
+      return error ? ({ status: 'rejected', reason: error } as const) : ({ status: 'fulfilled', value: Number(count) } as const);
+    });
+  }, HITS_PER_PIPELINE);
+
   async hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number> {
     const key = `${this.prefix}:rl:${environmentId}:${category}:${windowStart}`;
     // The counter outlives its window by one window so a slow clock never sees it vanish early.
-    return guarded(this.redis, () => {
-      const counted = new Promise<number>((resolve, reject) => this.waiting.push({ key, ttlSeconds: windowSeconds * 2, resolve, reject }));
-      if (!this.sending) void this.sendWaiting();
-      return counted;
-    });
-  }
-
-  private async sendWaiting(): Promise<void> {
-    this.sending = true;
-    try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, HITS_PER_PIPELINE);
-        try {
-          if (batch.length === 1) {
-            batch[0]!.resolve(Number(await this.redis.heraldRateLimitHit(batch[0]!.key, batch[0]!.ttlSeconds)));
-            continue;
-          }
-          const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & { heraldRateLimitHit(key: string, ttlSeconds: number): unknown };
-          for (const waiting of batch) pipeline.heraldRateLimitHit(waiting.key, waiting.ttlSeconds);
-          const results = (await pipeline.exec()) ?? [];
-          batch.forEach((waiting, index) => {
-            const [error, count] = results[index] ?? [new Error('rate-limit pipeline was discarded'), 0];
-            if (error) waiting.reject(error);
-            else waiting.resolve(Number(count));
-          });
-        } catch (error) {
-          for (const waiting of batch) waiting.reject(error);
-        }
-      }
-    } finally {
-      this.sending = false;
-    }
+    return guarded(this.redis, () => this.hits.run({ key, ttlSeconds: windowSeconds * 2 }));
   }
 }

@@ -2,7 +2,7 @@ import type { CompiledQuery } from 'kysely';
 import type { DomainEvent, WebhookEventBody } from '../../domain/webhooks.js';
 import type { ExecutionDetail, Message, NotificationEvent } from '../../domain/types.js';
 import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, Store, StoredJob, TriggerRecord, TriggerRepository } from '../ports.js';
-import { jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
+import { endedStepOf, jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
 import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { stepOutcomeStatementsForNewJob } from './overview-repository.js';
@@ -81,6 +81,7 @@ export class HeldWrites {
       messages: { value: messages },
       events: { value: outbox },
       triggers: { value: triggers },
+      holdsWrites: { value: true },
       // The held writes are one statement: all or nothing already.
       transaction: { value: async <T>(work: (store: Store) => Promise<T>) => work(held.store) },
       lockKey: {
@@ -100,18 +101,7 @@ export class HeldWrites {
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
-        statements.push(
-          ...stepOutcomeStatementsForNewJob({
-            jobId: job._id,
-            environmentId: job._environmentId,
-            channel: job.type,
-            providerId: job.providerId ?? '',
-            workflowId: job._templateId ?? '',
-            outcome,
-            createdAt: job.createdAt,
-            endedAt: job.updatedAt ?? new Date().toISOString(),
-          }),
-        );
+        statements.push(...stepOutcomeStatementsForNewJob(endedStepOf(job, outcome)));
       }
     }
     statements.push(...this.after);

@@ -8,7 +8,7 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
-import { isOverviewChannel, recordStepOutcome, stepOutcomeStatementsFromMoved } from './overview-repository.js';
+import { isOverviewChannel, recordStepOutcome, stepOutcomeStatementsFromMoved, type EndedStep } from './overview-repository.js';
 import type { OverviewOutcome } from '../../domain/overview.js';
 
 type JobRow = Selectable<JobsTable>;
@@ -86,16 +86,7 @@ export class SqlJobRepository implements JobRepository {
   ): CompiledQuery<unknown> {
     const dialect = this.options.dialect;
     const moved = updateJobFromOtherStatusReturningId.compile(this.db, dialect, { ...rest, status: job.status, whereEnvironmentId: job._environmentId, whereId: job._id, whereStatusNot: job.status });
-    const counts = stepOutcomeStatementsFromMoved({
-      jobId: job._id,
-      environmentId: job._environmentId,
-      channel: job.type,
-      providerId: job.providerId ?? '',
-      workflowId: job._templateId ?? '',
-      outcome,
-      createdAt: job.createdAt,
-      endedAt: job.updatedAt ?? new Date().toISOString(),
-    });
+    const counts = stepOutcomeStatementsFromMoved(endedStepOf(job, outcome));
     const unmoved = updateJobUnlessMoved.compile(this.db, dialect, { ...changes, whereEnvironmentId: job._environmentId, whereId: job._id });
     return oneStatement(
       [{ name: 'moved', query: moved }, ...(detail ? [insertDetails.compile(this.db, dialect, [toDetailRow(job, detail)])] : []), ...counts],
@@ -124,16 +115,7 @@ export class SqlJobRepository implements JobRepository {
         await db.executeQuery(update);
         return;
       }
-      await recordStepOutcome(db, this.options.dialect, {
-        jobId: job._id,
-        environmentId: job._environmentId,
-        channel: job.type,
-        providerId: job.providerId ?? '',
-        workflowId: job._templateId ?? '',
-        outcome,
-        createdAt: job.createdAt,
-        endedAt: job.updatedAt ?? new Date().toISOString(),
-      });
+      await recordStepOutcome(db, this.options.dialect, endedStepOf(job, outcome));
     };
     await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
   }
@@ -145,6 +127,20 @@ export function overviewOutcomeOf(job: StoredJob): OverviewOutcome | undefined {
   if (job.status === 'completed') return 'sent';
   if (job.status === 'failed' || job.status === 'skipped') return job.status;
   return undefined;
+}
+
+/** The job, ended with `outcome` (its overviewOutcomeOf), as the overview's counts are keyed. */
+export function endedStepOf(job: StoredJob, outcome: OverviewOutcome): EndedStep {
+  return {
+    jobId: job._id,
+    environmentId: job._environmentId,
+    channel: job.type,
+    providerId: job.providerId ?? '',
+    workflowId: job._templateId ?? '',
+    outcome,
+    createdAt: job.createdAt,
+    endedAt: job.updatedAt ?? new Date().toISOString(),
+  };
 }
 
 /** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */

@@ -18,6 +18,18 @@ export function isOverviewChannel(type: string): boolean {
   return (OVERVIEW_CHANNELS as readonly string[]).includes(type);
 }
 
+/** One channel step that reached its final status, as the overview counts it (job-repository.ts, endedStepOf). */
+export interface EndedStep {
+  jobId: string;
+  environmentId: string;
+  channel: string;
+  providerId: string;
+  workflowId: string;
+  outcome: OverviewOutcome;
+  createdAt: string;
+  endedAt: string;
+}
+
 /**
  * Adds one ended channel step to the overview: its outcome in the hour it ended, and for a sent step its
  * trigger-to-delivery latency. Called by the job repository in the transaction that moved the job to its final status,
@@ -26,7 +38,7 @@ export function isOverviewChannel(type: string): boolean {
 export async function recordStepOutcome(
   db: Kysely<Database>,
   dialect: SqlStoreOptions['dialect'],
-  step: { jobId: string; environmentId: string; channel: string; providerId: string; workflowId: string; outcome: OverviewOutcome; createdAt: string; endedAt: string },
+  step: EndedStep,
 ): Promise<void> {
   const hour = hourOf(step.endedAt);
   const shard = shardOf(dialect, step.jobId);
@@ -50,7 +62,7 @@ export async function recordStepOutcome(
  * nothing is counted when the status did not move.
  */
 export function stepOutcomeStatementsFromMoved(
-  step: { jobId: string; environmentId: string; channel: string; providerId: string; workflowId: string; outcome: OverviewOutcome; createdAt: string; endedAt: string },
+  step: EndedStep,
   from = ' from moved',
 ): CompiledQuery<unknown>[] {
   const hour = hourOf(step.endedAt);
@@ -81,7 +93,7 @@ export function stepOutcomeStatementsFromMoved(
  * `SqlStore.batch`): added unconditionally, since a new job's row cannot have been counted before (were the job's id
  * taken, the insert would fail and the statement with it).
  */
-export function stepOutcomeStatementsForNewJob(step: Parameters<typeof stepOutcomeStatementsFromMoved>[0]): CompiledQuery<unknown>[] {
+export function stepOutcomeStatementsForNewJob(step: EndedStep): CompiledQuery<unknown>[] {
   return stepOutcomeStatementsFromMoved(step, '');
 }
 

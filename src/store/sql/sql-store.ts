@@ -100,6 +100,8 @@ export class SqlStore implements Store {
     return this.db.transaction().execute((trx) => work(new SqlStore(trx, this.options, true)));
   }
 
+  readonly holdsWrites = false;
+
   async batch<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.options.dialect !== 'postgres' || this.inTransaction) return work(this);
     const held = new HeldWrites(this);

@@ -72,8 +72,8 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
 /**
  * One recipient, its first step run here: the event, its jobs and what the step records are written together
  * (Store.batch: on PostgreSQL one statement, each job inserted in the status it reached), with the trigger marked
- * processed in the same write when nothing is left to queue. Realtime events and queue adds the step asked for wait
- * until the write is durable. A crash before it leaves the trigger `accepted` and nothing of its event written (the
+ * processed in the same write when nothing is left to queue. Realtime events, queue adds and counts (metrics) the step
+ * asked for wait until the write is durable. A crash before it leaves the trigger `accepted` and nothing of its event written (the
  * rerun starts again); after it, the event is complete or its next step is queued in the database, and a rerun of this
  * job (the trigger is still `accepted` then) queues the event's first step again, whose run queues the next one.
  */
@@ -86,7 +86,7 @@ async function createAndRunFirstStep(
   const held = holdEffects(deps);
   let processed = false;
   const remaining = await deps.store.batch(async (store) => {
-    const stepDeps: Deps = { ...held.deps, store };
+    const stepDeps = held.depsFor(store);
     const created = await createEvent(stepDeps, { ...input, requeueEndedFirstStep: true });
     const [first] = created.followUps;
     const ran = first && created.loaded && first.runAt === undefined ? await runFirstStep(first, created.loaded, stepDeps) : false;

@@ -143,10 +143,13 @@ export async function failJob(
       errorText: failure.message,
       address: failure.attempted?.address,
     });
-    await withDomainEvents(deps.store, job._environmentId, async (tx, events) => {
-      if ((await tx.messages.create(message)).created) events.push(messageEvent('message.failed', message, { error }));
+    const created = await withDomainEvents(deps.store, job._environmentId, async (tx, events) => {
+      const result = await tx.messages.create(message);
+      if (result.created) events.push(messageEvent('message.failed', message, { error }));
+      return result.created;
     });
-    deps.metrics.delivery(job.type, failure.providerId, 'error');
+    // Counted with the message it records: a concurrent run that stored it first counted it.
+    if (created) deps.metrics.delivery(job.type, failure.providerId, 'error');
   }
   observe(options, job, { workflowId: workflowIdOf(run) });
   const followUps = await applyOutcome(run, { status: 'failed', detail: failure.message, raw: failure.raw, providerId: failure.providerId });

@@ -61,14 +61,19 @@ export async function deliverChannelStep(run: StepRun): Promise<StepOutcome> {
   const sent = buildMessage(run, channel, controls, { status: 'sent', providerId: integration.providerId, address: built.address });
   // The vendor's id: its delivery reports name the message by it (usecases/delivery-reports).
   if (result.id) sent.identifier = result.id;
-  await withDomainEvents(store, job._environmentId, async (tx, events) => {
+  const recorded = await withDomainEvents(store, job._environmentId, async (tx, events) => {
     if (existing && retrying) {
       const saved = { ...sent, _id: existing._id, createdAt: existing.createdAt, errorId: undefined, errorText: undefined };
       await tx.messages.save(saved);
       events.push(messageEvent('message.sent', saved));
-    } else if ((await tx.messages.create(sent)).created) events.push(messageEvent('message.sent', sent));
+      return true;
+    }
+    if (!(await tx.messages.create(sent)).created) return false;
+    events.push(messageEvent('message.sent', sent));
+    return true;
   });
-  run.deps.metrics.delivery(channel, integration.providerId, 'sent');
+  // Counted with the message it records: a concurrent run that stored it first counted it.
+  if (recorded) run.deps.metrics.delivery(channel, integration.providerId, 'sent');
   return {
     status: 'completed',
     detail: `Message sent via ${integration.providerId}${result.id ? ` (id ${result.id})` : ''}`,
@@ -177,11 +182,12 @@ async function recordPushTokenFailures(run: StepRun, integration: Integration, a
     errorId: allFailed ? 'push_tokens_failed' : 'push_tokens_partially_failed',
     errorText,
   });
-  await withDomainEvents(run.store, run.job._environmentId, async (tx, events) => {
-    if (!(await tx.messages.create(message)).created) return;
+  const created = await withDomainEvents(run.store, run.job._environmentId, async (tx, events) => {
+    if (!(await tx.messages.create(message)).created) return false;
     events.push(allFailed ? messageEvent('message.failed', message, { error: { message: errorText, code: message.errorId } }) : messageEvent('message.sent', message));
+    return true;
   });
-  run.deps.metrics.delivery('push', integration.providerId, allFailed ? 'error' : 'warning');
+  if (created) run.deps.metrics.delivery('push', integration.providerId, allFailed ? 'error' : 'warning');
   const base = { providerId: integration.providerId, raw: rawOf(result) };
   if (allFailed) return { status: 'failed', detail: `${errorText}${removedText}`, ...base };
   const sent = tokens.length - failed.length;

@@ -7,12 +7,13 @@ import { build, type Plugin } from 'esbuild';
 /**
  * The legacy widget browser test's front end: widget-app.jsx bundled for the browser with esbuild and served by a
  * tiny static server on its own port (another origin than Herald's). The page runs on React 18, as apps that embed
- * @novu/notification-center 2.0.0 do, while the dashboard keeps React 19: React 18 is installed apart, under
- * test/realtime/browser/react18 (a local `file:` dev dependency), and every import of react or react-dom in the
- * bundle (the page's, the widget's, its libraries') is resolved there.
+ * @novu/notification-center 2.0.0 do, while the dashboard keeps React 19: React 18 is installed apart, as the
+ * dependencies of the local `file:` dev dependency herald-test-react18 (test/realtime/browser/react18, installed as a
+ * copy in node_modules: .npmrc), and every import of react or react-dom in the bundle (the page's, the widget's, its
+ * libraries') is resolved there.
  */
 const ENTRY = fileURLToPath(new URL('./widget-app.jsx', import.meta.url));
-const react18 = createRequire(fileURLToPath(new URL('./react18/package.json', import.meta.url)));
+const react18 = createRequire(createRequire(import.meta.url).resolve('herald-test-react18/package.json'));
 
 /** react, react-dom and their subpaths (react/jsx-runtime, react-dom/client) from the React 18 install. */
 const react18Plugin: Plugin = {

@@ -8,7 +8,10 @@ import { processTrigger } from '../../../src/usecases/engine/process-trigger.js'
 import { runJob } from '../../../src/usecases/engine/run-job.js';
 import { createTemplateRenderer } from '../../../src/domain/templates.js';
 import { emptyCustomStepRegistry } from '../../../src/usecases/engine/step-context.js';
-import { stepHandlers } from '../../../src/worker/dispatch.js';
+import { createDispatcher, stepHandlers } from '../../../src/worker/dispatch.js';
+import { noopMetrics } from '../../../src/observability/noop.js';
+import type { Metrics } from '../../../src/observability/ports.js';
+import type { Store } from '../../../src/store/ports.js';
 import { insertSubscriber, scopeOf, type Scope } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { createWorkflow, detailTexts, eventsOf, messagesOf } from '../../worker/engine-helpers.js';
@@ -151,6 +154,42 @@ describe('processTrigger: the first step written with its event', () => {
     expect(await messagesOf(server, trigger.transactionId)).toHaveLength(1);
     expect((await server.request('GET', '/v1/messages?channel=in_app&limit=1')).body.totalCount).toBe(countBefore + 1);
     expect((await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state).toBe('processed');
+  });
+
+  it('counts the delivery and the step run once when the trigger job is retried after its write failed', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
+    const counted: string[] = [];
+    const metrics: Metrics = {
+      ...noopMetrics,
+      delivery: (channel, providerId, status) => void counted.push(`delivery ${channel} ${providerId} ${status}`),
+      jobFinished: (type, status) => void counted.push(`job ${type} ${status}`),
+    };
+    // The first batch fails at its write: on PostgreSQL nothing is written (the flush never runs); SQLite has
+    // written as it went.
+    let failWrite = true;
+    const store: Store = Object.create(server.deps.store, {
+      batch: {
+        value: <T>(work: (store: Store) => Promise<T>) =>
+          server.deps.store.batch(async (batchStore) => {
+            const result = await work(batchStore);
+            if (failWrite) {
+              failWrite = false;
+              throw new Error('write failed');
+            }
+            return result;
+          }),
+      },
+    });
+    const dispatch = createDispatcher({ ...server.deps, store, metrics });
+    const job = (attempt: number) => ({ id: `held-retry-${attempt}`, name: 'process-trigger', payload: { environmentId: trigger.environmentId, triggerId: trigger._id }, attempt, maxAttempts: 3 });
+
+    await expect(dispatch(job(1))).rejects.toThrow('write failed');
+    await dispatch(job(2));
+
+    // (In what order depends on the mode: SQLite counts the step's write when it is made, before the failure.)
+    expect(counted.sort()).toEqual(['delivery in_app novu sent', 'job in_app completed', 'job process-trigger completed', 'job process-trigger retry']);
+    expect(await messagesOf(server, trigger.transactionId)).toHaveLength(1);
   });
 
   it('writes the event with its first step queued, and queues it, when the step could not run at once', async () => {
