@@ -10,6 +10,7 @@ import { join } from 'node:path';
 const require = createRequire(new URL('../../package.json', import.meta.url));
 const counts = { sqlStatements: 0, sqlCommits: 0, redisCommands: 0, redisRoundTrips: 0 };
 const inTransaction = new WeakSet();
+let nextClientId = 0;
 
 // PostgreSQL commits (what bounds its write rate: each waits for its WAL flush): explicit COMMITs, and writes sent
 // outside a transaction (autocommitted). Counted for `npm run bench:scaling`.
@@ -34,12 +35,21 @@ function wrap(prototype, name, count) {
 try {
   const pg = require('pg');
   // $BENCH_SQL_LOG names a file that gets each statement's text, one a line: which statements an operation makes.
+  // With $BENCH_SQL_LOG_VALUES=1 each line is instead a JSON object with the connection and the values too, which
+  // `npm run bench:pg-cost` replays to measure PostgreSQL's CPU per statement.
   const log = process.env.BENCH_SQL_LOG;
-  wrap(pg.Client.prototype, 'query', (client, [query]) => {
+  const withValues = process.env.BENCH_SQL_LOG_VALUES === '1';
+  const clientIds = new WeakMap();
+  wrap(pg.Client.prototype, 'query', (client, [query, values]) => {
     counts.sqlStatements += 1;
     countCommit(client, query);
     const text = typeof query === 'string' ? query : query?.text;
-    if (log && typeof text === 'string') appendFileSync(log, `${process.pid} ${text.replace(/\s+/g, ' ')}\n`);
+    if (!log || typeof text !== 'string') return;
+    if (!withValues) return appendFileSync(log, `${process.pid} ${text.replace(/\s+/g, ' ')}\n`);
+    let id = clientIds.get(client);
+    if (id === undefined) clientIds.set(client, (id = nextClientId++));
+    const line = { pid: process.pid, client: id, named: typeof query !== 'string' && Boolean(query.name), text, values: (typeof query === 'string' ? values : query.values) ?? [] };
+    appendFileSync(log, `${JSON.stringify(line)}\n`);
   });
 } catch { /* not installed: nothing to count */ }
 

@@ -745,7 +745,8 @@ export interface Store {
   /**
    * Runs `work` with a Store that holds the writes of a new notification event and of its first step, and writes them
    * together once `work` has returned: `notifications.createWithJobs`, then `jobs.save` of those jobs (the job is
-   * inserted in the status it reached), `messages.create` of one of their messages, `events.record` and
+   * inserted in the status it reached), `messages.create` of one of their messages, `subscribers.create` (a
+   * subscriberId created meanwhile elsewhere fails the write; `save` is not held), `events.record` and
    * `triggers.setState`. PostgreSQL writes them in one statement: one round trip, one commit, all or nothing; nothing
    * is written when `work` throws. Reads inside `work` do not see held writes; a write the store cannot hold (another
    * job's save or message, a lock) throws. Where writes cannot be held (SQLite, or inside a transaction) `work`

@@ -32,6 +32,11 @@ const BUDGET = {
   // timing, hence the headroom. Before the held writes it was 8.9 (three writes more: the event, the job's final save,
   // the trigger's state).
   delivery: { sqlStatements: 8, redisCommands: 9 },
+  // To a subscriberId seen for the first time (the subscriber is created): measured 5.0 SQL (2026-11-26, session 13):
+  // the trigger, the subscriber look-up, the event id's owners, and one write that also inserts the subscriber (its
+  // preferences are not read: a new subscriber has none), plus the idle polls as above. It was 6 (the subscriber's own
+  // insert and the preferences read).
+  deliveryToNewSubscriber: { sqlStatements: 7, redisCommands: 9 },
   // A page: the rate limit's one script (the key and the caller come from the process's cache, kept fresh by the
   // revocation channel). Measured 3 SQL and 1 Redis for both (2026-11-26).
   messagesPage: { sqlStatements: 3, redisCommands: 1 },
@@ -123,6 +128,18 @@ describe('scale-out round trips per operation', () => {
       delivery = { sqlStatements: delivery.sqlStatements + d.sqlStatements / triggers, redisCommands: delivery.redisCommands + d.redisCommands / triggers };
     }
 
+    let deliveryToNewSubscriber = { sqlStatements: 0, redisCommands: 0 };
+    for (let i = 0; i < triggers; i++) {
+      const workerBefore = await counts(worker);
+      await call('POST', '/v1/events/trigger', { name: 'budget', to: `budget-new-${i}`, payload: { i } });
+      await untilMessages(triggers + i + 2);
+      const d = perOperation(workerBefore, await counts(worker), 1);
+      deliveryToNewSubscriber = {
+        sqlStatements: deliveryToNewSubscriber.sqlStatements + d.sqlStatements / triggers,
+        redisCommands: deliveryToNewSubscriber.redisCommands + d.redisCommands / triggers,
+      };
+    }
+
     const page = async (path: string) => {
       const before = await counts(api);
       for (let i = 0; i < 10; i++) await call('GET', path);
@@ -134,6 +151,7 @@ describe('scale-out round trips per operation', () => {
     const measured = {
       trigger: perOperation({ sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 }, { ...trigger, redisRoundTrips: 0 }, 1),
       delivery: perOperation({ sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 }, { ...delivery, redisRoundTrips: 0 }, 1),
+      deliveryToNewSubscriber: perOperation({ sqlStatements: 0, redisCommands: 0, redisRoundTrips: 0 }, { ...deliveryToNewSubscriber, redisRoundTrips: 0 }, 1),
       messagesPage,
       notificationsPage,
     };

@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { DomainEvent, WebhookEventBody } from '../../domain/webhooks.js';
-import type { ExecutionDetail, Message, NotificationEvent } from '../../domain/types.js';
-import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, Store, StoredJob, TriggerRecord, TriggerRepository } from '../ports.js';
+import type { ExecutionDetail, Message, NotificationEvent, Subscriber } from '../../domain/types.js';
+import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, SubscriberPreferenceRepository, Store, StoredJob, SubscriberRepository, TriggerRecord, TriggerRepository } from '../ports.js';
 import { endedStepOf, jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
 import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
@@ -11,7 +11,8 @@ import type { SqlStore } from './sql-store.js';
 /**
  * PostgreSQL: the Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
  * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
- * `messages.create` of a held job's message, `events.record` and `triggers.setState` are held as statements; `flush`
+ * `messages.create` of a held job's message, `subscribers.create`, `events.record` and `triggers.setState` are held as
+ * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); `flush`
  * writes everything in one statement, so one round trip and one commit, and each job is inserted once, in the status
  * it reached (an insert and then a status update wrote every index of `jobs` twice). Reads go to the database and do
  * not see the held writes. A write this store cannot hold in order (a save or message of a job that is not held, a
@@ -22,6 +23,9 @@ export class HeldWrites {
   private readonly jobs = new Map<string, { job: StoredJob; details: ExecutionDetail[] }>();
   /** Statements after the inserts of events and jobs, in call order. */
   private readonly after: Array<CompiledQuery<unknown> | NamedStatement> = [];
+  /** Inserts of subscribers a trigger names for the first time. */
+  private readonly subscribers: Array<CompiledQuery<unknown>> = [];
+  private readonly createdSubscribers = new Set<string>();
   private messages = 0;
   readonly store: Store;
 
@@ -68,6 +72,24 @@ export class HeldWrites {
         },
       },
     });
+    const subscribers: SubscriberRepository = Object.create(base.subscribers, {
+      create: {
+        value: async (subscriber: Subscriber) => {
+          // Inserted with the event that names it: a subscriberId created meanwhile by another run fails the write.
+          const { statement, stored } = base.subscribers.createStatement(subscriber);
+          held.subscribers.push(statement);
+          held.createdSubscribers.add(subscriber._id);
+          return stored;
+        },
+      },
+    });
+    const preferences: SubscriberPreferenceRepository = Object.create(base.preferences, {
+      getForDelivery: {
+        // A subscriber created by this write has a new id, which no preference names: nothing to read.
+        value: async (environmentId: string, subscriberInternalId: string, workflowInternalId: string) =>
+          held.createdSubscribers.has(subscriberInternalId) ? {} : base.preferences.getForDelivery(environmentId, subscriberInternalId, workflowInternalId),
+      },
+    });
     const triggers: TriggerRepository = Object.create(base.triggers, {
       setState: {
         value: async (environmentId: string, id: string, state: TriggerRecord['state'], error?: string) => {
@@ -82,6 +104,8 @@ export class HeldWrites {
       events: { value: outbox },
       triggers: { value: triggers },
       holdsWrites: { value: true },
+      subscribers: { value: subscribers },
+      preferences: { value: preferences },
       // The held writes are one statement: all or nothing already.
       transaction: { value: async <T>(work: (store: Store) => Promise<T>) => work(held.store) },
       lockKey: {
@@ -94,7 +118,7 @@ export class HeldWrites {
 
   /** Writes what is held (nothing when nothing is). */
   async flush(): Promise<void> {
-    const statements: Array<CompiledQuery<unknown> | NamedStatement> = [];
+    const statements: Array<CompiledQuery<unknown> | NamedStatement> = [...this.subscribers];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));
       statements.push(...(await this.base.notifications.createWithJobsStatements(event, current)));

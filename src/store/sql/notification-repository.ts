@@ -8,6 +8,7 @@ import { jobInsertStatements, loadJobsWithDetails } from './job-repository.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { environmentIs } from './plan-hints.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
@@ -534,15 +535,21 @@ function toEvent(row: NotificationRow): NotificationEvent {
 
 // The statements of the trigger path, compiled once (see ReusableQuery).
 const insertNotifications = new ReusableInsert('notifications');
-/** Up to two ids per statement (`second` may be undefined: its own compiled shape). */
+/**
+ * Up to two ids per statement (`second` may be undefined: its own compiled shape). By the primary key: PostgreSQL
+ * without statistics (a fresh table, autovacuum off) planned `environment_id = ? and id in (...)` as a walk of
+ * `notifications_env_transaction_list` over every event of the environment, 0.5 ms of backend CPU per delivery at
+ * 2,000 events and growing with them (BENCHMARKS.md, session 13), so the environment is checked on the rows found.
+ */
 const notificationOwners = new ReusableQuery((db, p: { environmentId: string; first: string; second?: string }) =>
   db
     .selectFrom('notifications')
     .select(['id', 'subscriber_id', 'transaction_id'])
-    .where('environment_id', '=', p.environmentId)
+    .where(environmentIs(p.environmentId))
     .where('id', 'in', p.second === undefined ? [p.first] : [p.first, p.second]),
 );
 
+/** By the primary key, as `notificationOwners`. */
 const notificationById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
-  db.selectFrom('notifications').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
+  db.selectFrom('notifications').selectAll().where(environmentIs(p.environmentId)).where('id', '=', p.id),
 );

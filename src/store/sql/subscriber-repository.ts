@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { ConflictError } from '../../domain/errors.js';
 import type { Page, Subscriber } from '../../domain/types.js';
 import type { SubscriberListFilter, SubscriberRepository } from '../ports.js';
@@ -24,8 +24,16 @@ export class SqlSubscriberRepository implements SubscriberRepository {
     if (Number(result.numAffectedRows ?? 0n) === 0) {
       throw new ConflictError(`Subscriber with subscriberId ${subscriber.subscriberId} already exists`);
     }
-    // The row as `get` reads it back, unless a text column was given another type (the database would convert it).
-    return TEXT_COLUMNS.every((column) => row[column] === null || typeof row[column] === 'string') ? toSubscriber(row) : undefined;
+    return storedForm(row);
+  }
+
+  /**
+   * `create`'s insert, not executed (to be combined with others, see `oneStatement`): without ON CONFLICT, so a
+   * subscriberId taken meanwhile fails the statement it is part of (a unique violation) instead of being skipped.
+   */
+  createStatement(subscriber: Subscriber): { statement: CompiledQuery<unknown>; stored: Subscriber | undefined } {
+    const row = toRow(subscriber);
+    return { statement: insertNewSubscriber.compile(this.db, this.options.dialect, [row]), stored: storedForm(row) };
   }
 
   async get(environmentId: string, id: string): Promise<Subscriber | undefined> {
@@ -229,6 +237,12 @@ const insertSubscriber = new ReusableInsert('subscribers', (query) =>
   // The unique index is partial (non-deleted rows); the conflict target must repeat its predicate literally.
   query.onConflict((oc) => oc.columns(['environment_id', 'subscriber_id']).where(sql<boolean>`deleted = 0`).doNothing()),
 );
+const insertNewSubscriber = new ReusableInsert('subscribers');
+
+/** The row as `get` reads it back, unless a text column was given another type (the database would convert it). */
+function storedForm(row: ReturnType<typeof toRow>): Subscriber | undefined {
+  return TEXT_COLUMNS.every((column) => row[column] === null || typeof row[column] === 'string') ? toSubscriber(row) : undefined;
+}
 /** Ids up to which getMany's statement is compiled once per count. */
 const SUBSCRIBERS_BY_IDS_COMPILED = 20;
 /** getMany's statement for `id0`, `id1`, ... (as many as given). */

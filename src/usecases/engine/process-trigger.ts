@@ -47,14 +47,20 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
   } catch {
     // validated at accept time; a context that no longer parses simply yields no keys
   }
-  const recipients = await resolveRecipients(deps, trigger);
   // Read once per trigger, and only when a step sends through a provider: its jobs name the provider up front.
   const integrations = workflow.steps.some((step) => sendsThroughProvider(step.type))
     ? await deps.store.integrations.list(trigger.environmentId, { activeOnly: true })
     : [];
-  const runFirstStep = recipients.length === 1 ? options.runFirstStep : undefined;
   const [firstStep] = workflow.steps;
-  if (runFirstStep && recipients.length === 1 && firstStep && !TRANSACTIONAL_STEPS.has(firstStep.type)) {
+  const firstStepRunsHere = options.runFirstStep && firstStep && !TRANSACTIONAL_STEPS.has(firstStep.type) ? options.runFirstStep : undefined;
+  if (firstStepRunsHere && addressesOneSubscriber(request)) {
+    // Its recipient is resolved with the event's write, so a subscriber it creates is written in the same commit.
+    await createAndRunFirstStep(deps, { trigger, workflow, contextKeys, integrations }, firstStepRunsHere);
+    return;
+  }
+  const recipients = await resolveRecipients(deps, trigger);
+  const runFirstStep = recipients.length === 1 ? options.runFirstStep : undefined;
+  if (runFirstStep && firstStepRunsHere) {
     await createAndRunFirstStep(deps, { trigger, workflow, recipient: recipients[0]!, contextKeys, integrations }, runFirstStep);
     return;
   }
@@ -79,27 +85,52 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
  */
 async function createAndRunFirstStep(
   deps: Deps,
-  input: { trigger: TriggerRecord; workflow: Workflow; recipient: Recipient; contextKeys: string[]; integrations: Integration[] },
+  input: { trigger: TriggerRecord; workflow: Workflow; recipient?: Recipient; contextKeys: string[]; integrations: Integration[] },
   runFirstStep: NonNullable<ProcessTriggerOptions['runFirstStep']>,
 ): Promise<void> {
   const { trigger } = input;
-  const held = holdEffects(deps);
-  let processed = false;
-  const remaining = await deps.store.batch(async (store) => {
-    const stepDeps = held.depsFor(store);
-    const created = await createEvent(stepDeps, { ...input, requeueEndedFirstStep: true });
-    const [first] = created.followUps;
-    const ran = first && created.loaded && first.runAt === undefined ? await runFirstStep(first, created.loaded, stepDeps) : false;
-    const rest = ran ? created.followUps.slice(1) : created.followUps;
-    if (rest.length === 0 && !held.queueAddsHeld()) {
-      await store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
-      processed = true;
-    }
-    return rest;
-  });
+  const attempt = async (recipient: Recipient | undefined) => {
+    const held = holdEffects(deps);
+    let processed = false;
+    const remaining = await deps.store.batch(async (store) => {
+      // Unheld realtime: a subscriber's profile update is written at once (Store.batch holds only its creation).
+      const [resolved] = recipient ? [recipient] : await resolveRecipients({ ...deps, store }, trigger);
+      const stepDeps = held.depsFor(store);
+      const created = await createEvent(stepDeps, { ...input, recipient: resolved!, requeueEndedFirstStep: true });
+      const [first] = created.followUps;
+      const ran = first && created.loaded && first.runAt === undefined ? await runFirstStep(first, created.loaded, stepDeps) : false;
+      const rest = ran ? created.followUps.slice(1) : created.followUps;
+      if (rest.length === 0 && !held.queueAddsHeld()) {
+        await store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
+        processed = true;
+      }
+      return rest;
+    });
+    return { held, remaining, processed };
+  };
+  let done: Awaited<ReturnType<typeof attempt>>;
+  try {
+    done = await attempt(input.recipient);
+  } catch (error) {
+    if (input.recipient) throw error;
+    // Nothing was written. The subscriber it was creating may have been created meanwhile by another trigger (the
+    // write failed on its subscriberId): resolved first this time, so found.
+    const [recipient] = await resolveRecipients(deps, trigger);
+    done = await attempt(recipient);
+  }
+  const { held, remaining, processed } = done;
   await held.release();
   await enqueueFollowUps(deps, remaining);
   if (!processed) await deps.store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
+}
+
+/** Whether the trigger names exactly one subscriber (by id or as an object): no topic, no broadcast. */
+function addressesOneSubscriber(request: TriggerRequest): boolean {
+  if (request.broadcast) return false;
+  const entries = Array.isArray(request.to) ? request.to : request.to === undefined ? [] : [request.to];
+  if (entries.length !== 1) return false;
+  const [entry] = entries;
+  return typeof entry === 'string' || !('type' in entry! && entry.type === 'Topic');
 }
 
 /**

@@ -165,16 +165,17 @@ describe('processTrigger: the first step written with its event', () => {
       delivery: (channel, providerId, status) => void counted.push(`delivery ${channel} ${providerId} ${status}`),
       jobFinished: (type, status) => void counted.push(`job ${type} ${status}`),
     };
-    // The first batch fails at its write: on PostgreSQL nothing is written (the flush never runs); SQLite has
-    // written as it went.
-    let failWrite = true;
+    // The first job's batches fail at their write (both: processTrigger tries once more itself, in case the
+    // subscriber it was creating had been created meanwhile): on PostgreSQL nothing is written (the flush never
+    // runs); SQLite has written as it went.
+    let failWrites = 2;
     const store: Store = Object.create(server.deps.store, {
       batch: {
         value: <T>(work: (store: Store) => Promise<T>) =>
           server.deps.store.batch(async (batchStore) => {
             const result = await work(batchStore);
-            if (failWrite) {
-              failWrite = false;
+            if (failWrites > 0) {
+              failWrites -= 1;
               throw new Error('write failed');
             }
             return result;
@@ -190,6 +191,46 @@ describe('processTrigger: the first step written with its event', () => {
     // (In what order depends on the mode: SQLite counts the step's write when it is made, before the failure.)
     expect(counted.sort()).toEqual(['delivery in_app novu sent', 'job in_app completed', 'job process-trigger completed', 'job process-trigger retry']);
     expect(await messagesOf(server, trigger.transactionId)).toHaveLength(1);
+  });
+
+  it('creates a subscriber the trigger names for the first time, with its event (on PostgreSQL in the same write)', async () => {
+    counter += 1;
+    const subscriberId = `held-new-${counter}`;
+    const trigger = await acceptedTrigger('held-one', subscriberId);
+
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+
+    const created = await server.deps.store.subscribers.findBySubscriberId(scope.environmentId, subscriberId);
+    expect(created).toBeDefined();
+    const [event] = await eventsOf(server, trigger.transactionId);
+    expect(event._subscriberId).toBe(created!._id);
+    expect(event.jobs.map((job: any) => job.status)).toEqual(['completed']);
+    const messages = await messagesOf(server, trigger.transactionId);
+    expect(messages.map((message) => [message._subscriberId, message.content])).toEqual([[created!._id, `Hi ${subscriberId}`]]);
+    expect((await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state).toBe('processed');
+  });
+
+  it('delivers to the subscriber another trigger created meanwhile under the same subscriberId, and creates no second one', async () => {
+    const existing = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', existing.subscriberId);
+    // The first look-up misses it, as when the other trigger's write lands between this run's read and its write.
+    let lookups = 0;
+    const subscribers = Object.create(server.deps.store.subscribers, {
+      findBySubscriberId: {
+        value: async (environmentId: string, subscriberId: string) =>
+          lookups++ === 0 ? undefined : server.deps.store.subscribers.findBySubscriberId(environmentId, subscriberId),
+      },
+    });
+    const store = Object.create(server.deps.store, { subscribers: { value: subscribers } });
+
+    await processTrigger({ ...server.deps, store }, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+
+    expect(lookups).toBe(2);
+    const [event] = await eventsOf(server, trigger.transactionId);
+    expect(event._subscriberId).toBe(existing._id);
+    expect((await messagesOf(server, trigger.transactionId)).map((message) => message._subscriberId)).toEqual([existing._id]);
+    const page = await server.request('GET', `/v2/subscribers?subscriberId=${encodeURIComponent(existing.subscriberId)}&limit=10`);
+    expect(page.body.data.map((subscriber: any) => subscriber._id)).toEqual([existing._id]);
   });
 
   it('writes the event with its first step queued, and queues it, when the step could not run at once', async () => {
