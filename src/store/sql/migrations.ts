@@ -808,6 +808,37 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0027_notification_buckets_sqlite': {
+    // The counts of 0026 on SQLite too (issue 24): a deep page there walked ~50 ns an index entry (10,000 entries on
+    // page 1,000 of 10), and SQLiteNotificationSeek skips whole seconds instead. Kept by triggers, as on PostgreSQL, so
+    // every writer (events, retention, seeds, imports) keeps them exact in its own transaction. Under group commit a
+    // trigger's upsert costs each event insert a few µs (the bucket's page is written once per commit; 0026's note of
+    // 50-70 µs was for one commit per insert). One shard: SQLite has one writer. PostgreSQL: 0026's triggers already.
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+      await sql`delete from notification_buckets`.execute(db);
+      await sql`
+        insert into notification_buckets (environment_id, bucket, shard, n)
+        select environment_id, substr(created_at, 1, 19), 0, count(*) from notifications group by 1, 2
+      `.execute(db);
+      const counted = (row: 'new' | 'old') =>
+        sql.raw(`environment_id = ${row}.environment_id and bucket = substr(${row}.created_at, 1, 19) and shard = 0`);
+      const add = sql`
+        insert into notification_buckets (environment_id, bucket, shard, n) values (new.environment_id, substr(new.created_at, 1, 19), 0, 1)
+          on conflict (environment_id, bucket, shard) do update set n = n + 1;`;
+      // A second's row is deleted when it reaches zero (retention empties old seconds).
+      const remove = sql`
+        update notification_buckets set n = n - 1 where ${counted('old')};
+        delete from notification_buckets where ${counted('old')} and n <= 0;`;
+      await sql`create trigger notification_buckets_insert after insert on notifications begin ${add} end`.execute(db);
+      await sql`create trigger notification_buckets_delete after delete on notifications begin ${remove} end`.execute(db);
+      await sql`
+        create trigger notification_buckets_move after update of environment_id, created_at on notifications
+        when old.environment_id is not new.environment_id or substr(old.created_at, 1, 19) is not substr(new.created_at, 1, 19)
+        begin ${remove} ${add} end
+      `.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {
