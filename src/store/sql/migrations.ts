@@ -816,7 +816,18 @@ const migrations: Record<string, Migration> = {
     // 50-70 µs was for one commit per insert). One shard: SQLite has one writer. PostgreSQL: 0026's triggers already.
     async up(db: Kysely<any>) {
       if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-      await sql`delete from notification_buckets`.execute(db);
+      // Remade WITHOUT ROWID (it was empty here): the count then sits in the primary key's own b-tree, and reading the
+      // seconds newest first costs one b-tree walk instead of a table lookup per second (~6x as much).
+      await db.schema.dropTable('notification_buckets').execute();
+      await db.schema
+        .createTable('notification_buckets')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('shard', 'integer', (c) => c.notNull())
+        .addColumn('n', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard'])
+        .modifyEnd(sql`without rowid`)
+        .execute();
       await sql`
         insert into notification_buckets (environment_id, bucket, shard, n)
         select environment_id, substr(created_at, 1, 19), 0, count(*) from notifications group by 1, 2

@@ -322,17 +322,18 @@ const BUCKET_END = '\u007f';
 
 /**
  * On SQLite, from which offset a page of time bounds only skips whole seconds (sqliteSeekPage) instead of walking the
- * index (~50 ns an entry): the seek's own reads (a count in `before`'s second, a batch of seconds) cost about as much
- * as walking a few hundred entries.
+ * index (~30-50 ns of CPU an entry): the seek's own reads (a count in `before`'s second, a batch of seconds) cost
+ * ~30-60 µs more than a shallow page (CPU per `notifications.list` on 27,000 events: page 0 walked 140 µs, sought 196;
+ * offset 1,000: 133 and 162; offset 10,000: 389 and 211).
  */
-export const SQLITE_SEEK_FROM_OFFSET = 500;
+export const SQLITE_SEEK_FROM_OFFSET = 2000;
 /** Seconds sqliteSeekPage reads per statement. */
-const SECONDS_PER_READ = 64;
+const SECONDS_PER_READ = 32;
 /**
  * Below this many events a second on average over the seconds read, sqliteSeekPage walks the index from there:
- * reading a second's count costs about as much as walking this many entries.
+ * reading a second's count into JavaScript costs about as much as walking 5-10 index entries (each ~50-80 ns).
  */
-const SPARSE_EVENTS_PER_SECOND = 8;
+const SPARSE_EVENTS_PER_SECOND = 16;
 
 /**
  * A deep page of time bounds only on SQLite, as timeBoundedPage would return it: the per-second counts of
