@@ -766,16 +766,10 @@ const migrations: Record<string, Migration> = {
     // SqlNotificationRepository.listPage). Kept by triggers, so every writer (events, retention, imports) keeps
     // it exact in the transaction of its write; an event's created_at and environment never change, but an update
     // of either moves its count too. PostgreSQL only: SQLite's index walk is cheaper there than this seek, and its
-    // triggers cost every event insert ~50-70 µs (an extra page per commit); the table exists on both, empty on SQLite.
+    // triggers cost every event insert ~50-70 µs (an extra page per commit); the table exists on both, empty on SQLite
+    // until 0027.
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('notification_buckets')
-        .addColumn('environment_id', 'text', (c) => c.notNull())
-        .addColumn('bucket', 'text', (c) => c.notNull())
-        .addColumn('shard', 'integer', (c) => c.notNull())
-        .addColumn('n', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard'])
-        .execute();
+      await notificationBucketsTable(db).execute();
       if (db.getExecutor().adapter instanceof PostgresAdapter) {
         await sql`
           insert into notification_buckets (environment_id, bucket, shard, n)
@@ -810,24 +804,16 @@ const migrations: Record<string, Migration> = {
   },
   '0027_notification_buckets_sqlite': {
     // The counts of 0026 on SQLite too (issue 24): a deep page there walked ~50 ns an index entry (10,000 entries on
-    // page 1,000 of 10), and SQLiteNotificationSeek skips whole seconds instead. Kept by triggers, as on PostgreSQL, so
+    // page 1,000 of 10), and sqliteSeekPage (notification-repository.ts) skips whole seconds instead. Kept by triggers, as on PostgreSQL, so
     // every writer (events, retention, seeds, imports) keeps them exact in its own transaction. Under group commit a
     // trigger's upsert costs each event insert a few µs (the bucket's page is written once per commit; 0026's note of
     // 50-70 µs was for one commit per insert). One shard: SQLite has one writer. PostgreSQL: 0026's triggers already.
     async up(db: Kysely<any>) {
       if (db.getExecutor().adapter instanceof PostgresAdapter) return;
       // Remade WITHOUT ROWID (it was empty here): the count then sits in the primary key's own b-tree, and reading the
-      // seconds newest first costs one b-tree walk instead of a table lookup per second (~6x as much).
+      // seconds newest first walks that b-tree alone, with no table lookup per second.
       await db.schema.dropTable('notification_buckets').execute();
-      await db.schema
-        .createTable('notification_buckets')
-        .addColumn('environment_id', 'text', (c) => c.notNull())
-        .addColumn('bucket', 'text', (c) => c.notNull())
-        .addColumn('shard', 'integer', (c) => c.notNull())
-        .addColumn('n', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard'])
-        .modifyEnd(sql`without rowid`)
-        .execute();
+      await notificationBucketsTable(db).modifyEnd(sql`without rowid`).execute();
       await sql`
         insert into notification_buckets (environment_id, bucket, shard, n)
         select environment_id, substr(created_at, 1, 19), 0, count(*) from notifications group by 1, 2
@@ -851,6 +837,17 @@ const migrations: Record<string, Migration> = {
     },
   },
 };
+
+/** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */
+function notificationBucketsTable(db: Kysely<any>) {
+  return db.schema
+    .createTable('notification_buckets')
+    .addColumn('environment_id', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'text', (c) => c.notNull())
+    .addColumn('shard', 'integer', (c) => c.notNull())
+    .addColumn('n', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard']);
+}
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
