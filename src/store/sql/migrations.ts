@@ -766,16 +766,10 @@ const migrations: Record<string, Migration> = {
     // SqlNotificationRepository.listPage). Kept by triggers, so every writer (events, retention, imports) keeps
     // it exact in the transaction of its write; an event's created_at and environment never change, but an update
     // of either moves its count too. PostgreSQL only: SQLite's index walk is cheaper there than this seek, and its
-    // triggers cost every event insert ~50-70 µs (an extra page per commit); the table exists on both, empty on SQLite.
+    // triggers cost every event insert ~50-70 µs (an extra page per commit); the table exists on both, empty on SQLite
+    // until 0027.
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('notification_buckets')
-        .addColumn('environment_id', 'text', (c) => c.notNull())
-        .addColumn('bucket', 'text', (c) => c.notNull())
-        .addColumn('shard', 'integer', (c) => c.notNull())
-        .addColumn('n', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard'])
-        .execute();
+      await notificationBucketsTable(db).execute();
       if (db.getExecutor().adapter instanceof PostgresAdapter) {
         await sql`
           insert into notification_buckets (environment_id, bucket, shard, n)
@@ -808,7 +802,52 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0027_notification_buckets_sqlite': {
+    // The counts of 0026 on SQLite too (issue 24): a deep page there walked ~50 ns an index entry (10,000 entries on
+    // page 1,000 of 10), and sqliteSeekPage (notification-repository.ts) skips whole seconds instead. Kept by triggers, as on PostgreSQL, so
+    // every writer (events, retention, seeds, imports) keeps them exact in its own transaction. Under group commit a
+    // trigger's upsert costs each event insert a few µs (the bucket's page is written once per commit; 0026's note of
+    // 50-70 µs was for one commit per insert). One shard: SQLite has one writer. PostgreSQL: 0026's triggers already.
+    async up(db: Kysely<any>) {
+      if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+      // Remade WITHOUT ROWID (it was empty here): the count then sits in the primary key's own b-tree, and reading the
+      // seconds newest first walks that b-tree alone, with no table lookup per second.
+      await db.schema.dropTable('notification_buckets').execute();
+      await notificationBucketsTable(db).modifyEnd(sql`without rowid`).execute();
+      await sql`
+        insert into notification_buckets (environment_id, bucket, shard, n)
+        select environment_id, substr(created_at, 1, 19), 0, count(*) from notifications group by 1, 2
+      `.execute(db);
+      const counted = (row: 'new' | 'old') =>
+        sql.raw(`environment_id = ${row}.environment_id and bucket = substr(${row}.created_at, 1, 19) and shard = 0`);
+      const add = sql`
+        insert into notification_buckets (environment_id, bucket, shard, n) values (new.environment_id, substr(new.created_at, 1, 19), 0, 1)
+          on conflict (environment_id, bucket, shard) do update set n = n + 1;`;
+      // A second's row is deleted when it reaches zero (retention empties old seconds).
+      const remove = sql`
+        update notification_buckets set n = n - 1 where ${counted('old')};
+        delete from notification_buckets where ${counted('old')} and n <= 0;`;
+      await sql`create trigger notification_buckets_insert after insert on notifications begin ${add} end`.execute(db);
+      await sql`create trigger notification_buckets_delete after delete on notifications begin ${remove} end`.execute(db);
+      await sql`
+        create trigger notification_buckets_move after update of environment_id, created_at on notifications
+        when old.environment_id is not new.environment_id or substr(old.created_at, 1, 19) is not substr(new.created_at, 1, 19)
+        begin ${remove} ${add} end
+      `.execute(db);
+    },
+  },
 };
+
+/** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */
+function notificationBucketsTable(db: Kysely<any>) {
+  return db.schema
+    .createTable('notification_buckets')
+    .addColumn('environment_id', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'text', (c) => c.notNull())
+    .addColumn('shard', 'integer', (c) => c.notNull())
+    .addColumn('n', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('notification_buckets_pk', ['environment_id', 'bucket', 'shard']);
+}
 
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {

@@ -11,6 +11,7 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { environmentIs } from './plan-hints.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
+import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
@@ -34,10 +35,15 @@ const COLUMN_FIELDS = [
 ] as const;
 
 export class SqlNotificationRepository implements NotificationRepository {
+  /** SQLite outside a transaction: reads that see one state together (sqliteSeekPage). */
+  private readonly snapshot: SnapshotReader | undefined;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
-  ) {}
+  ) {
+    this.snapshot = options.dialect === 'sqlite' ? snapshotReaderOf(db) : undefined;
+  }
 
   async createWithJobs(event: NotificationEvent, jobs: StoredJob[]): Promise<void> {
     const statements = await this.createWithJobsStatements(event, jobs);
@@ -171,6 +177,9 @@ export class SqlNotificationRepository implements NotificationRepository {
         return (await this.db.executeQuery(seek)).rows as NotificationRow[];
       }
       const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
+      if (this.snapshot && offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined) {
+        return sqliteSeekPage(this.db, this.snapshot, { ...params, before: filter.before });
+      }
       return (await timeBoundedPage.execute(this.db, this.options.dialect, params)).rows as NotificationRow[];
     }
     // A deferred join: the OFFSET walks only the ids, in notifications_env_created (environment_id, created_at, id),
@@ -296,9 +305,7 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
  * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: from 1,000, where walking
  * the index (a heap visit per entry without a fresh visibility map) costs more than the seek (a page at offset
  * ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought; at 270 a second: 32 ms and 4.3 ms).
- * SQLite keeps the index walk: it costs ~50 ns an entry there, and this statement ~250 µs whatever the offset (its
- * CTEs), so the seek won only on dense deep pages (689 -> 518 µs a page) and lost on sparse ones (572 -> 793 µs);
- * migration 0026 keeps no counts there.
+ * SQLite does not run this statement (its CTEs cost ~250 µs whatever the offset) but sqliteSeekPage.
  */
 export const SEEK_FROM_OFFSET = 1000;
 /**
@@ -311,6 +318,81 @@ export const SEEK_FROM_OFFSET = 1000;
 const SEEK_MAX_SECONDS = 16;
 /** A second of created_at: the bucket of notification_buckets (migration 0026) is this prefix of it. */
 const BUCKET_LENGTH = 19;
+/** Appended to a bucket, an upper bound above every created_at of that second (ISO 8601 text is ASCII). */
+const BUCKET_END = '\u007f';
+
+/**
+ * On SQLite, from which offset a page of time bounds only skips whole seconds (sqliteSeekPage) instead of walking the
+ * index (~30-50 ns of CPU an entry): the seek's own reads (a count in `before`'s second, a batch of seconds) cost
+ * ~30-60 µs more than a shallow page (CPU per `notifications.list` on 27,000 events: page 0 walked 140 µs, sought 196;
+ * offset 1,000: 133 and 162; offset 10,000: 389 and 211).
+ */
+export const SQLITE_SEEK_FROM_OFFSET = 2000;
+/** Seconds sqliteSeekPage reads per statement. */
+const SECONDS_PER_READ = 32;
+/**
+ * Below this many events a second on average over the seconds read, sqliteSeekPage walks the index from there:
+ * reading a second's count into JavaScript costs about as much as walking 5-10 index entries (each ~50-80 ns).
+ */
+const SPARSE_EVENTS_PER_SECOND = 16;
+
+/**
+ * A deep page of time bounds only on SQLite, as timeBoundedPage would return it: the per-second counts of
+ * notification_buckets (kept by triggers, migration 0027) are added up newest first in JavaScript until they pass the
+ * offset, and the page is read below the second above the one found, skipping only the rest of the offset (at most
+ * that second's events, where the index walk skipped every event above the page). All of it runs as one synchronous
+ * block on the one connection (SnapshotReader), so the counts and the rows are of one state: exact under concurrent
+ * inserts and deletes. The rows of `before`'s own second at or above `before` are counted by its bucket but not
+ * listed: counted apart first. Seconds count from `after`'s on, whose rows at or below `after` come last and are left
+ * out by the page's own bound. When the seconds read are sparse (fewer than SPARSE_EVENTS_PER_SECOND events each on
+ * average), the page walks the index below the last of them with the remaining offset.
+ */
+function sqliteSeekPage(
+  db: Kysely<Database>,
+  snapshot: SnapshotReader,
+  p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
+): Promise<NotificationRow[]> {
+  const top = p.before.slice(0, BUCKET_LENGTH);
+  const floor = p.after?.slice(0, BUCKET_LENGTH);
+  const page = (before: string, skipped: number) =>
+    timeBoundedPage.compile(db, 'sqlite', { ...p, before, offset: p.offset - skipped }) as CompiledQuery<NotificationRow>;
+  return snapshot.readTogether((read) => {
+    const [above] = read(rowsFrom.compile(db, 'sqlite', { environmentId: p.environmentId, from: p.before, below: top + BUCKET_END }) as CompiledQuery<{ n: number }>);
+    let skipped = -Number(above?.n ?? 0);
+    let below = top + BUCKET_END;
+    let seconds = 0;
+    for (;;) {
+      const buckets = read(bucketsBelow.compile(db, 'sqlite', { environmentId: p.environmentId, below, floor, limit: SECONDS_PER_READ }) as CompiledQuery<{ bucket: string; n: number }>);
+      for (const { bucket, n } of buckets) {
+        // In `before`'s second the page is read below `before` itself: nothing above that bound is in the bounds.
+        if (skipped + Number(n) > p.offset) return read(bucket === top ? page(p.before, 0) : page(bucket + BUCKET_END, skipped));
+        skipped += Number(n);
+      }
+      // Every event in the bounds is above the offset: past the end.
+      if (buckets.length < SECONDS_PER_READ) return [];
+      seconds += buckets.length;
+      below = buckets[buckets.length - 1]!.bucket;
+      if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return read(page(below, skipped));
+    }
+  });
+}
+
+/** How many of an environment's events lie in [from, below): sqliteSeekPage's rows of `before`'s second not listed. */
+const rowsFrom = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>
+  db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('environment_id', '=', p.environmentId)
+    .where('created_at', '>=', p.from)
+    .where('created_at', '<', p.below),
+);
+
+/** An environment's seconds below `below` (from `floor` on), newest first, with their counts (one shard on SQLite). */
+const bucketsBelow = new ReusableQuery((db, p: { environmentId: string; below: string; floor?: string; limit: number }) => {
+  let query = db.selectFrom('notification_buckets').select(['bucket', 'n']).where('environment_id', '=', p.environmentId).where('bucket', '<', p.below);
+  if (p.floor !== undefined) query = query.where('bucket', '>=', p.floor);
+  return query.orderBy('bucket', 'desc').limit(p.limit);
+});
 
 /**
  * A deep page of time bounds only on PostgreSQL, as timeBoundedPage would return it, in one statement: the same snapshot for the

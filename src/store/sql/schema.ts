@@ -242,8 +242,8 @@ export interface MessageCountersTable {
 
 /**
  * How many events each environment holds per second of `created_at` (bucket: its first 19 characters), kept by
- * database triggers on notifications (migration 0026), on PostgreSQL only (empty on SQLite). A second is spread over
- * 8 shards (hash of the event id) so concurrent inserts do not queue on one row.
+ * database triggers on notifications (migration 0026 on PostgreSQL, 0027 on SQLite). On PostgreSQL a second is spread
+ * over 8 shards (hash of the event id) so concurrent inserts do not queue on one row; SQLite (one writer) uses shard 0.
  */
 export interface NotificationBucketsTable {
   environment_id: string;

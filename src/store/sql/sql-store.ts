@@ -33,8 +33,9 @@ export interface SqlStoreOptions {
    */
   fewIndexedStatusJobs?: number;
   /**
-   * PostgreSQL: from which offset a page of the event list with time bounds only skips whole seconds (default
-   * SEEK_FROM_OFFSET, see SqlNotificationRepository.listPage). Tests set 0 to run it on small data.
+   * From which offset a page of the event list with time bounds only skips whole seconds (default SEEK_FROM_OFFSET on
+   * PostgreSQL, SQLITE_SEEK_FROM_OFFSET on SQLite; see SqlNotificationRepository.listPage). Tests set 0 to run it on
+   * small data.
    */
   seekFromOffset?: number;
   /** Time of recorded domain events (default the system clock). */

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from '../sql/schema.js';
-import { groupCommitSqliteDialect } from './group-commit-driver.js';
+import { registerSnapshotReader } from '../sql/snapshot-reads.js';
+import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from './group-commit-driver.js';
 
 /**
  * The embedded database: one SQLite file under the data directory, in WAL mode so readers never block
@@ -29,7 +30,10 @@ export function openSqlite(dataDir: string, fileName = 'herald.sqlite'): Kysely<
   sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   cachePreparedStatements(sqlite);
-  return new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite) });
+  const driver = new GroupCommitSqliteDriver(sqlite);
+  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
+  registerSnapshotReader(db, driver);
+  return db;
 }
 
 /** SQLite's own ceiling in this build (SQLITE_MAX_MMAP_SIZE); a larger file is read past it with system calls. */

@@ -86,6 +86,16 @@ export class GroupCommitSqliteDriver implements Driver {
     this.sqlite.close();
   }
 
+  /**
+   * SnapshotReader: reads with nothing in between. Like a read outside a transaction it waits for an explicit
+   * transaction to end (never seeing writes that may yet roll back), then runs `work` without yielding.
+   */
+  async readTogether<T>(work: (read: <R>(query: CompiledQuery<R>) => R[]) => T): Promise<T> {
+    while (this.explicit) await this.explicitEnded!.promise;
+    if (this.closed) throw new Error('the database is closed');
+    return work(<R>(query: CompiledQuery<R>) => readRows(this.sqlite.prepare(query.sql), query.parameters as unknown[]) as R[]);
+  }
+
   /** Runs one statement for `connection` (see the class comment for when it waits). */
   async execute(connection: GroupCommitConnection, query: CompiledQuery): Promise<QueryResult<unknown>> {
     // Checked and acted on without an await in between: a transaction may begin at any await.
@@ -189,10 +199,10 @@ class GroupCommitConnection implements DatabaseConnection {
   }
 }
 
-export function groupCommitSqliteDialect(sqlite: BetterSqlite3.Database): Dialect {
+export function groupCommitSqliteDialect(sqlite: BetterSqlite3.Database, driver = new GroupCommitSqliteDriver(sqlite)): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitSqliteDriver(sqlite),
+    createDriver: () => driver,
     createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

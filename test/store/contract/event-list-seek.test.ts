@@ -6,16 +6,18 @@ import type { NotificationListFilter } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { seededRandom } from '../../helpers/factories.js';
-import { openTestPostgres, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
 
 /**
- * Deep pages of the event list with time bounds only skip whole seconds counted in notification_buckets (migration
- * 0026, kept by triggers on PostgreSQL; SQLite keeps the index walk). Every page equals the events the test wrote, sorted newest first
- * by (createdAt, id), within the bounds, through dense, sparse and empty seconds, ties, another environment's events,
- * deletes, late inserts and moved rows; and the counts always equal a count of the rows.
+ * Deep pages of the event list with time bounds only skip whole seconds counted in notification_buckets (kept by
+ * triggers: migration 0026 on PostgreSQL, 0027 on SQLite). Every page equals the events the test wrote, sorted newest
+ * first by (createdAt, id), within the bounds, through dense, sparse and empty seconds, ties, another environment's
+ * events, deletes, late inserts and moved rows, and while another transaction's writes are not committed; and the
+ * counts always equal a count of the rows.
  */
 const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
   { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: openTestPostgres },
+  { name: 'SQLite', available: true, open: openTestSqlite },
 ];
 
 interface Row { id: string; environmentId: string; createdAt: string }
@@ -110,10 +112,11 @@ for (const implementation of implementations) {
       offsetStore = new SqlStore(database.db, { ...options, seekFromOffset: Number.MAX_SAFE_INTEGER });
       const random = seededRandom(24);
       const batch: Row[] = [];
-      // Seconds 0-39: one event each (sparse: more seconds than a walk takes). 50-52: 30 each. 60-65: 300 each,
-      // with 56-59 empty. Times repeat within a second (ties break on id). Another environment shares the seconds.
+      // Seconds -100-39: one event each (sparse: more seconds than a walk takes, and than SQLite reads at once). 50-52:
+      // 30 each. 60-65: 300 each, with 56-59 empty. Times repeat within a second (ties break on id). Another
+      // environment shares the seconds.
       const density = (second: number) => (second < 40 ? 1 : second >= 50 && second < 53 ? 30 : second >= 60 && second < 66 ? 300 : 0);
-      for (let second = 0; second < 66; second++) {
+      for (let second = -100; second < 66; second++) {
         for (let i = 0; i < density(second); i++) {
           batch.push({ id: newId(), environmentId: env, createdAt: at(second, Math.floor(random() * 40) * 25) });
           if (i % 3 === 0) batch.push({ id: newId(), environmentId: other, createdAt: at(second, Math.floor(random() * 1000)) });
@@ -137,6 +140,8 @@ for (const implementation of implementations) {
       await expectPages({ before: at(63, 500), after: at(51, 500) }, offsets);
       // `after` inside a sparse second, `before` inside a sparse one: walks that run out of seconds.
       await expectPages({ before: at(30, 999), after: at(3, 0) }, [0, 5, 26, 27, 28, 40]);
+      // Only sparse seconds below `before`: SQLite walks the index below the first seconds it read.
+      await expectPages({ before: at(30, 999) }, [0, 5, 63, 64, 65, 100, 127, 130, 131, 132]);
       await expectPages({ before: at(1000, 0), after: at(65, 999) }, [0, 1, 2]);
     }, 120_000);
 
@@ -158,6 +163,31 @@ for (const implementation of implementations) {
       await expectBucketsExact();
       await expectPages({ before: at(70, 0) }, offsets);
       await expectPages({ before: at(63, 500), after: at(20, 0) }, offsets);
+    }, 120_000);
+
+    it('does not list the writes of a transaction still open, which then rolls back', async () => {
+      let written!: () => void;
+      const wrote = new Promise<void>((resolve) => (written = resolve));
+      const rolledBack = database.db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.insertInto('notifications').values(Array.from({ length: 40 }, (_, i) => ({
+            id: newId(), environment_id: env, organization_id: 'org', subscriber_id: 'sub', external_subscriber_id: 'sub-1',
+            subscriber_email: null, template_id: null, transaction_id: `tx-rolled-back-${i}`, digested_notification_id: null,
+            channels_mask: 1, severity: null, context_keys_norm: '', document: '{}', created_at: at(64, i), updated_at: at(64, i),
+          }))).execute();
+          written();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          throw new Error('rolled back');
+        })
+        .catch((error: Error) => error.message);
+      await wrote;
+      // Started while the transaction is open (it holds 50 ms), on pages its rows would shift.
+      const ids = expected({ before: at(70, 0) });
+      const pages = await Promise.all([30, 100, 150].map((page) => seekStore.notifications.list(env, { before: at(70, 0), page, limit: 10 })));
+      expect(pages.map((result) => result.data.map((event) => event._id))).toEqual([30, 100, 150].map((page) => ids.slice(page * 10, page * 10 + 10)));
+      expect(await rolledBack).toBe('rolled back');
+      await expectBucketsExact();
     }, 120_000);
   });
 }

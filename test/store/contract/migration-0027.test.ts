@@ -1,0 +1,68 @@
+import { Migrator, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../../src/domain/ids.js';
+import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { migrationProvider } from '../../../src/store/sql/migrations.js';
+import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+
+/**
+ * Events stored before the per-second counts existed (0026 on PostgreSQL, 0027 on SQLite) are counted by the
+ * migration, and the counts then follow later writes.
+ */
+const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
+  { name: 'SQLite', available: true, open: () => openTestSqlite({ migrate: false }) },
+  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: () => openTestPostgres({ migrate: false }) },
+];
+
+const at = (second: number, ms: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, 0) + second * 1000 + ms).toISOString();
+
+function event(environmentId: string, createdAt: string) {
+  const id = newId();
+  return {
+    id, environment_id: environmentId, organization_id: 'org', subscriber_id: 'sub', external_subscriber_id: 'sub-1', subscriber_email: null,
+    template_id: null, transaction_id: `tx-${id}`, digested_notification_id: null, channels_mask: 1, severity: null, context_keys_norm: '',
+    document: '{}', created_at: createdAt, updated_at: createdAt,
+  };
+}
+
+for (const implementation of implementations) {
+  describe.skipIf(!implementation.available)(`notification_buckets backfill on ${implementation.name}`, () => {
+    let database: TestSqlDatabase;
+    const env = newId();
+    const other = newId();
+
+    async function counts(): Promise<string[]> {
+      const rows = await database.db
+        .selectFrom('notification_buckets')
+        .select(['environment_id', 'bucket', sql<number>`sum(n)`.as('n')])
+        .groupBy(['environment_id', 'bucket'])
+        .execute();
+      return rows.map((row) => `${row.environment_id === env ? 'env' : 'other'} ${row.bucket} ${Number(row.n)}`).sort();
+    }
+
+    beforeAll(async () => {
+      database = await implementation.open();
+      let migrationTableSchema: string | undefined;
+      if (database.dialect === 'postgres') migrationTableSchema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema;
+      const before0026 = { getMigrations: async () => Object.fromEntries(Object.entries(await migrationProvider.getMigrations()).filter(([name]) => name < '0026')) };
+      const { error } = await new Migrator({ db: database.db, provider: before0026, migrationTableSchema }).migrateToLatest();
+      if (error) throw error;
+      await database.db
+        .insertInto('notifications')
+        .values([event(env, at(1, 0)), event(env, at(1, 999)), event(env, at(2, 500)), event(other, at(1, 10))])
+        .execute();
+      await migrateToLatest(database.db, database.dialect);
+    });
+    afterAll(async () => database?.close());
+
+    it('counts the events already stored, per environment and second', async () => {
+      expect(await counts()).toEqual([`env ${at(1, 0).slice(0, 19)} 2`, `env ${at(2, 0).slice(0, 19)} 1`, `other ${at(1, 0).slice(0, 19)} 1`]);
+    });
+
+    it('then follows inserts and deletes', async () => {
+      await database.db.insertInto('notifications').values(event(env, at(2, 1))).execute();
+      await database.db.deleteFrom('notifications').where('environment_id', '=', other).execute();
+      expect(await counts()).toEqual([`env ${at(1, 0).slice(0, 19)} 2`, `env ${at(2, 0).slice(0, 19)} 2`]);
+    });
+  });
+}
