@@ -667,18 +667,22 @@ const messagePage = new ReusableQuery(
       scope?: string;
     },
   ) => {
-    let query = db.selectFrom('messages').select(MESSAGE_PAGE_COLUMNS).where('environment_id', '=', p.environmentId).where('deleted', '=', 0);
-    if (p.scope !== undefined) {
-      const scope = p.scope;
-      query = query.select((eb) =>
-        eb
-          .selectFrom('message_counters')
-          .select((counter) => counter.fn.sum<number | string | null>('count').as('n'))
-          .where('environment_id', '=', p.environmentId)
-          .where('scope', '=', scope)
-          .as('total_count'),
-      ) as unknown as typeof query;
-    }
+    const scope = p.scope;
+    let query = db
+      .selectFrom('messages')
+      .select(MESSAGE_PAGE_COLUMNS)
+      .$if(scope !== undefined, (page) =>
+        page.select((eb) =>
+          eb
+            .selectFrom('message_counters')
+            .select((counter) => counter.fn.sum<number | string | null>('count').as('n'))
+            .where('environment_id', '=', p.environmentId)
+            .where('scope', '=', scope!)
+            .as('total_count'),
+        ),
+      )
+      .where('environment_id', '=', p.environmentId)
+      .where('deleted', '=', 0);
     if (p.channel !== undefined) query = query.where('channel', '=', p.channel);
     if (p.subscriberId !== undefined) query = query.where('external_subscriber_id', '=', p.subscriberId);
     if (p.contextKeysNorm !== undefined) query = query.where('context_keys_norm', '=', p.contextKeysNorm);
