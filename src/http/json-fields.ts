@@ -5,26 +5,75 @@
  * A repeated key keeps its last value, as JSON.parse does.
  */
 export function jsonFields(text: string): Map<string, string> | undefined {
-  const fields = new Map<string, string>();
+  const index = new Map<string, number>();
+  const slots = {
+    get(key: string): number {
+      let slot = index.get(key);
+      if (slot === undefined) index.set(key, (slot = index.size));
+      return slot;
+    },
+  };
+  const values: Array<string | undefined> = [];
+  if (!readJsonFields(text, slots, values)) return undefined;
+  return new Map([...index].map(([key, slot]) => [key, values[slot]!]));
+}
+
+/**
+ * `jsonFields` into an array: the raw text of each field whose key `slots` names goes to `values` at that slot (other
+ * fields are checked and skipped); false for a text jsonFields refuses. `known` holds, per slot, a long object, array
+ * or string text met before (the caller's to keep, e.g. for one page): a field whose text starts with it, followed by
+ * `,` or `}`, is that same value (such a value ends at its closing bracket or quote whatever follows), so it is taken
+ * without walking it again. A page of messages repeats its workflow snapshot (~1.2 KB), walked once instead of ten times.
+ */
+export function readJsonFields(
+  text: string,
+  slots: { get(key: string): number | undefined },
+  values: Array<string | undefined>,
+  known?: Array<string | undefined>,
+): boolean {
   const end = text.length;
-  if (text.charCodeAt(0) !== OPEN_OBJECT) return undefined;
-  if (text.charCodeAt(1) === CLOSE_OBJECT) return end === 2 ? fields : undefined;
+  if (text.charCodeAt(0) !== OPEN_OBJECT) return false;
+  if (text.charCodeAt(1) === CLOSE_OBJECT) return end === 2;
   let at = 1;
   for (;;) {
-    if (text.charCodeAt(at) !== QUOTE) return undefined;
+    if (text.charCodeAt(at) !== QUOTE) return false;
     const keyEnd = stringEnd(text, at);
-    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON) return undefined;
+    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== COLON) return false;
     const rawKey = text.slice(at + 1, keyEnd - 1);
-    const key = rawKey.includes('\\') ? (JSON.parse(text.slice(at, keyEnd)) as string) : rawKey;
+    const slot = slots.get(rawKey.includes('\\') ? (JSON.parse(text.slice(at, keyEnd)) as string) : rawKey);
     const valueStart = keyEnd + 1;
-    const valueEnd = skipValue(text, valueStart);
-    if (valueEnd <= valueStart) return undefined;
-    fields.set(key, text.slice(valueStart, valueEnd));
+    const previous = slot === undefined || known === undefined ? undefined : known[slot];
+    let valueEnd = -1;
+    let value: string | undefined;
+    // Compared as a slice: V8's startsWith walks the text one character at a time (~5 µs for 1 KB, a slice ~70 ns).
+    if (previous !== undefined && text.slice(valueStart, valueStart + previous.length) === previous) {
+      const after = text.charCodeAt(valueStart + previous.length);
+      if (after === COMMA || after === CLOSE_OBJECT) {
+        valueEnd = valueStart + previous.length;
+        value = previous;
+      }
+    }
+    if (value === undefined) {
+      valueEnd = skipValue(text, valueStart);
+      if (valueEnd <= valueStart) return false;
+      if (slot !== undefined) {
+        value = text.slice(valueStart, valueEnd);
+        if (known !== undefined && valueEnd - valueStart >= KNOWN_MIN_LENGTH && isBracketOrQuote(text.charCodeAt(valueStart))) known[slot] = value;
+      }
+    }
+    if (slot !== undefined) values[slot] = value;
     const next = text.charCodeAt(valueEnd);
-    if (next === CLOSE_OBJECT) return valueEnd === end - 1 ? fields : undefined;
-    if (next !== COMMA) return undefined;
+    if (next === CLOSE_OBJECT) return valueEnd === end - 1;
+    if (next !== COMMA) return false;
     at = valueEnd + 1;
   }
+}
+
+/** Shorter values are walked again: comparing costs about as much. */
+const KNOWN_MIN_LENGTH = 64;
+
+function isBracketOrQuote(char: number): boolean {
+  return char === OPEN_OBJECT || char === OPEN_ARRAY || char === QUOTE;
 }
 
 const OPEN_OBJECT = 0x7b;

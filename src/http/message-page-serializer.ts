@@ -4,7 +4,7 @@ import { DOCUMENT_DEFAULTS, messageOf, type StoredMessage } from '../domain/stor
 import type { Page, Subscriber } from '../domain/types.js';
 import { PageEnvelope } from './schemas/common.js';
 import { MessageSchema } from './schemas/message.js';
-import { jsonFields } from './json-fields.js';
+import { readJsonFields } from './json-fields.js';
 
 /**
  * Writes a page of `GET /v1/messages` from stored messages, byte for byte what the route's schema serializer
@@ -118,6 +118,8 @@ function planOf(schema: TObject): PropertyPlan[] {
 }
 
 const MESSAGE_PLAN = planOf(MessageSchema);
+/** A property's name → its index in MESSAGE_PLAN, where readJsonFields puts its document value. */
+const PLAN_SLOTS = new Map(MESSAGE_PLAN.map((plan, slot) => [plan.name, slot]));
 const SUBSCRIBER_PROPERTY = MessageSchema.properties.subscriber;
 const serializeSubscriber = propertySerializer('subscriber', SUBSCRIBER_PROPERTY);
 const serializeWholeMessage = serializerOf(MessageSchema);
@@ -162,23 +164,27 @@ function fromColumn(plan: PropertyPlan, value: unknown): string {
   return plan.serialize(value);
 }
 
-/** One page's writing: the subscribers already written on it. */
+/** One page's writing: the subscribers already written on it, and long document values met on it (readJsonFields). */
 class PageWriter {
   private readonly subscribers = new Map<Subscriber, string>();
+  private readonly fields: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
+  private readonly known: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
 
   message(stored: StoredMessage): string {
-    const fields = stored.document ? jsonFields(stored.document) : EMPTY_FIELDS;
-    if (fields === undefined) return serializeWholeMessage(messageOf(stored));
+    const fields = this.fields;
+    fields.fill(undefined);
+    if (stored.document && !readJsonFields(stored.document, PLAN_SLOTS, fields, this.known)) return serializeWholeMessage(messageOf(stored));
     const columns = stored.columns as unknown as Record<string, unknown>;
     let json = '';
-    for (const plan of MESSAGE_PLAN) {
+    for (let slot = 0; slot < MESSAGE_PLAN.length; slot++) {
+      const plan = MESSAGE_PLAN[slot]!;
       let text: string | undefined;
       if (plan.source === 'column' && columns[plan.name] !== undefined) {
         text = fromColumn(plan, columns[plan.name]);
       } else if (plan.source === 'subscriber' && stored.subscriber !== undefined) {
         text = this.subscriber(stored.subscriber);
       } else {
-        const raw = fields.get(plan.name);
+        const raw = fields[slot];
         if (plan.defaultText !== undefined && (raw === undefined || raw === 'null')) text = plan.defaultText;
         else if (raw !== undefined) text = fromRaw(plan, raw);
       }
@@ -197,4 +203,3 @@ class PageWriter {
   }
 }
 
-const EMPTY_FIELDS = new Map<string, string>();

@@ -2,7 +2,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageOf, type StoredMessage } from '../../src/domain/stored-message.js';
 import type { Message, Page, Subscriber } from '../../src/domain/types.js';
-import { jsonFields } from '../../src/http/json-fields.js';
+import { jsonFields, readJsonFields } from '../../src/http/json-fields.js';
 import { serializeMessagePage } from '../../src/http/message-page-serializer.js';
 import { PageEnvelope } from '../../src/http/schemas/common.js';
 import { MessageSchema } from '../../src/http/schemas/message.js';
@@ -266,6 +266,30 @@ describe('GET /v1/messages writes what the schema serializer wrote', () => {
       const subscribers = await server.deps.store.subscribers.getMany(server.devEnvironmentId, page.data.map((m) => m._subscriberId));
       for (const message of page.data) message.subscriber = subscribers.find((s) => s._id === message._subscriberId);
       expect(body, query).toBe(schemaSerializer(page));
+    }
+  });
+});
+
+describe('readJsonFields', () => {
+  const slots = new Map([['a', 0], ['t', 1]]);
+  const long = JSON.stringify({ steps: [{ name: 'x'.repeat(70), body: '},"a":1' }] });
+
+  it('takes a long value met before without walking it, and gives what jsonFields gives', () => {
+    const known: Array<string | undefined> = [];
+    for (const text of [`{"t":${long},"a":1}`, `{"a":2,"t":${long}}`, `{"t":${long.slice(0, -1)},"z":2}}`, `{"t":"${'y'.repeat(80)}","a":[1]}`]) {
+      const values: Array<string | undefined> = [];
+      expect(readJsonFields(text, slots, values, known), text).toBe(true);
+      const expected = jsonFields(text)!;
+      expect(values, text).toEqual([expected.get('a'), expected.get('t')]);
+    }
+    expect(known[1]).toBe(`"${'y'.repeat(80)}"`);
+  });
+
+  it('refuses a text whose known value is followed by anything but a comma or the closing brace', () => {
+    const known: Array<string | undefined> = [undefined, long];
+    for (const text of [`{"t":${long}x}`, `{"t":${long} }`, `{"t":${long}`, `{"t":${long}]}`]) {
+      expect(readJsonFields(text, slots, [], known), text).toBe(false);
+      expect(jsonFields(text), text).toBeUndefined();
     }
   });
 });

@@ -26,6 +26,13 @@ const MESSAGE_DOCUMENT_COLUMNS = [
 ] as const;
 type MessageDocumentRow = Pick<MessageRow, (typeof MESSAGE_DOCUMENT_COLUMNS)[number]>;
 
+/** A list page's columns: those less the two its filter fixes (environment_id, deleted = 0), ~1 µs each per page. */
+const MESSAGE_PAGE_COLUMNS = MESSAGE_DOCUMENT_COLUMNS.filter(
+  (column): column is Exclude<(typeof MESSAGE_DOCUMENT_COLUMNS)[number], 'environment_id' | 'deleted'> => column !== 'environment_id' && column !== 'deleted',
+);
+/** A page row; `total_count`, the page's counter read by the same statement, when the filter has a counter scope. */
+type MessagePageRow = Omit<MessageDocumentRow, 'environment_id' | 'deleted'> & { total_count?: number | string | null };
+
 /** Rows per multi-row INSERT: 18 columns each stays well under the databases' bound-parameter limits. */
 const INSERT_BATCH = 200;
 
@@ -111,16 +118,16 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>> {
-    const page = await this.listRows(environmentId, filter);
-    return { ...page, data: page.data.map(toMessage) };
+    const page = await this.listStored(environmentId, filter);
+    return { ...page, data: page.data.map(messageOf) };
   }
 
+  /**
+   * With a counter scope (every filter but transaction ids, read and seen), the page's statement also reads the
+   * counter, as a scalar subquery evaluated once (SQLite and PostgreSQL alike): one statement per page instead of two,
+   * on PostgreSQL one round trip fewer. A page past the end has no row to carry it, so the counter is then read alone.
+   */
   async listStored(environmentId: string, filter: MessageListFilter): Promise<Page<StoredMessage>> {
-    const page = await this.listRows(environmentId, filter);
-    return { ...page, data: page.data.map(toStored) };
-  }
-
-  private async listRows(environmentId: string, filter: MessageListFilter): Promise<Page<MessageDocumentRow>> {
     const where = (eb: ExpressionBuilder<Database, 'messages'>) => {
       const conditions = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
       if (filter.channel !== undefined) conditions.push(eb('channel', '=', filter.channel));
@@ -133,11 +140,12 @@ export class SqlMessageRepository implements MessageRepository {
       if (filter.seen !== undefined) conditions.push(eb('seen', '=', toFlag(filter.seen)));
       return eb.and(conditions);
     };
-    const rows: MessageDocumentRow[] =
+    const scope = counterScopeOf(filter);
+    const rows: MessagePageRow[] =
       filter.transactionIds !== undefined && filter.transactionIds.length > 0
         ? await this.db
             .selectFrom('messages')
-            .select(MESSAGE_DOCUMENT_COLUMNS)
+            .select(MESSAGE_PAGE_COLUMNS)
             .where(where)
             .orderBy('created_at', 'desc')
             .orderBy('id', 'desc')
@@ -153,14 +161,18 @@ export class SqlMessageRepository implements MessageRepository {
             seen: filter.seen === undefined ? undefined : toFlag(filter.seen),
             limit: filter.limit + 1,
             offset: filter.page * filter.limit,
-          })).rows as MessageDocumentRow[]);
-    const scope = counterScopeOf(filter);
+            scope,
+          })).rows as MessagePageRow[]);
     const count =
       scope === undefined
         ? await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow()
-        : ((await messageCounter.execute(this.db, this.options.dialect, { environmentId, scope })).rows[0] as { n: number | string | null } | undefined) ?? { n: 0 };
+        : rows.length > 0
+          ? { n: rows[0]!.total_count }
+          : ((await messageCounter.execute(this.db, this.options.dialect, { environmentId, scope })).rows[0] as { n: number | string | null } | undefined) ?? { n: 0 };
+    const data: StoredMessage[] = [];
+    for (let index = 0; index < rows.length && index < filter.limit; index++) data.push(toStored(rows[index]!, environmentId, 0));
     return {
-      data: rows.slice(0, filter.limit),
+      data,
       page: filter.page,
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
@@ -642,9 +654,35 @@ const messageByJobId = new ReusableQuery((db, p: { environmentId: string; jobId:
 const messagePage = new ReusableQuery(
   (
     db,
-    p: { environmentId: string; channel?: string; subscriberId?: string; contextKeysNorm?: string; read?: number; seen?: number; limit: number; offset: number },
+    p: {
+      environmentId: string;
+      channel?: string;
+      subscriberId?: string;
+      contextKeysNorm?: string;
+      read?: number;
+      seen?: number;
+      limit: number;
+      offset: number;
+      /** The counter scope whose count each row carries as total_count (see listStored). */
+      scope?: string;
+    },
   ) => {
-    let query = db.selectFrom('messages').select(MESSAGE_DOCUMENT_COLUMNS).where('environment_id', '=', p.environmentId).where('deleted', '=', 0);
+    const scope = p.scope;
+    let query = db
+      .selectFrom('messages')
+      .select(MESSAGE_PAGE_COLUMNS)
+      .$if(scope !== undefined, (page) =>
+        page.select((eb) =>
+          eb
+            .selectFrom('message_counters')
+            .select((counter) => counter.fn.sum<number | string | null>('count').as('n'))
+            .where('environment_id', '=', p.environmentId)
+            .where('scope', '=', scope!)
+            .as('total_count'),
+        ),
+      )
+      .where('environment_id', '=', p.environmentId)
+      .where('deleted', '=', 0);
     if (p.channel !== undefined) query = query.where('channel', '=', p.channel);
     if (p.subscriberId !== undefined) query = query.where('external_subscriber_id', '=', p.subscriberId);
     if (p.contextKeysNorm !== undefined) query = query.where('context_keys_norm', '=', p.contextKeysNorm);
@@ -846,14 +884,17 @@ function escapeLike(text: string): string {
 }
 
 function toMessage(row: MessageDocumentRow): Message {
-  return messageOf(toStored(row));
+  return messageOf(toStored(row, row.environment_id, row.deleted));
 }
 
-/** A row as the message list serves it: the columns' fields, the document left as text (see StoredMessage). */
-function toStored(row: MessageDocumentRow): StoredMessage {
+/**
+ * A row as the message list serves it: the columns' fields, the document left as text (see StoredMessage). A list
+ * page does not read the two columns its filter fixes: they come as `environmentId` and `deleted`.
+ */
+function toStored(row: Omit<MessageDocumentRow, 'environment_id' | 'deleted'>, environmentId: string, deleted: number): StoredMessage {
   const columns: MessageColumnFields = {
     _id: row.id,
-    _environmentId: row.environment_id,
+    _environmentId: environmentId,
     _organizationId: row.organization_id,
     _notificationId: row.notification_id,
     _subscriberId: row.subscriber_id,
@@ -864,7 +905,7 @@ function toStored(row: MessageDocumentRow): StoredMessage {
     read: fromFlag(row.read),
     seen: fromFlag(row.seen),
     status: row.status as Message['status'],
-    deleted: fromFlag(row.deleted),
+    deleted: fromFlag(deleted),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
