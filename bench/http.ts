@@ -25,6 +25,8 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  * 3. a bare Fastify process answering the same bytes on the same URLs, under the same load, in the same run.
  * Round trips per operation (SQL statements, Redis commands) are counted inside the Herald processes by a preloaded
  * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases.
+ * Logs: `--log-level info` by default, as `npm start` runs (a JSON line per request into a pipe); runs before
+ * 2026-11-26 (session 13) used `warn`, which writes none: pass `--log-level warn` to compare with them.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const WORKFLOW = 'bench-http';
@@ -37,6 +39,7 @@ interface Options {
   connections: number;
   listSubscribers: number;
   fromSource: boolean;
+  logLevel: string;
   output?: string;
 }
 
@@ -49,6 +52,7 @@ function parseOptions(argv: string[]): Options {
     .option('--duration <seconds>', 'seconds of load per measurement', positiveInteger, 10)
     .option('--connections <n>', 'autocannon connections', positiveInteger, 50)
     .option('--list-subscribers <n>', 'subscribers the messages list rotates over (12 messages each)', positiveInteger, 300)
+    .option('--log-level <level>', "Herald's LOG_LEVEL: info, npm start's default, writes one line per request (to a pipe this bench reads); warn writes none", 'info')
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--output <file>', 'results file (default bench/results/http-<mode>.json)')
     .parse(['node', 'bench:http', ...argv])
@@ -75,7 +79,7 @@ async function startTarget(options: Options): Promise<Target> {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${COUNTER}`.trim(),
     BENCH_ROUND_TRIPS_DIR: counterDir,
     HERALD_FROM_SOURCE: options.fromSource ? '1' : '',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: options.logLevel,
   };
   if (options.mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-'));
@@ -142,7 +146,7 @@ function mergeGroups(a: Record<string, number[]>, b: Record<string, number[]>): 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (!options.fromSource && (await buildServer({ ifStale: true, quiet: true }))) log('server built into dist/server');
-  log(`mode ${options.mode}, ${options.connections} connections, ${options.duration} s per load, load average ${loadavg()[0]!.toFixed(2)}`);
+  log(`mode ${options.mode}, LOG_LEVEL ${options.logLevel}, ${options.connections} connections, ${options.duration} s per load, load average ${loadavg()[0]!.toFixed(2)}`);
   const target = await startTarget(options);
   const key = options.mode === 'embedded' ? BENCH_SECRET : SCALEOUT_SECRET;
   try {
@@ -217,6 +221,7 @@ async function main(): Promise<void> {
 
     const result = {
       mode: options.mode,
+      logLevel: options.logLevel,
       at: new Date().toISOString(),
       machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] },
       connections: options.connections,
