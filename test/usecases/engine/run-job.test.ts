@@ -9,18 +9,22 @@ import { createWorkflow, messagesOf, trigger } from '../../worker/engine-helpers
 describe('runJob: the subscriber of a first step run with the trigger', () => {
   let server: TestServer;
   let reads = 0;
+  let prototype: { get: (...args: unknown[]) => Promise<unknown> } | undefined;
+  let get: (...args: unknown[]) => Promise<unknown>;
 
   beforeAll(async () => {
     server = await startTestServer({ worker: true });
     await createWorkflow(server, { workflowId: 'greet', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hi {{ subscriber.firstName }}, {{ subscriber.lastName | default: "no last name" }}' } }] });
-    const subscribers = server.deps.store.subscribers;
-    const get = subscribers.get.bind(subscribers);
-    subscribers.get = async (...args) => {
+    // Counted on the repository's prototype: the step may run with a store bound to a transaction (Store.batch).
+    prototype = Object.getPrototypeOf(server.deps.store.subscribers);
+    get = prototype.get;
+    prototype.get = async function (this: unknown, ...args: unknown[]) {
       reads += 1;
-      return get(...args);
+      return get.apply(this, args);
     };
   });
   afterAll(async () => {
+    if (prototype) prototype.get = get;
     await server?.close();
   });
 
