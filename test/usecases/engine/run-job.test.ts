@@ -16,9 +16,10 @@ describe('runJob: the subscriber of a first step run with the trigger', () => {
     server = await startTestServer({ worker: true });
     await createWorkflow(server, { workflowId: 'greet', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hi {{ subscriber.firstName }}, {{ subscriber.lastName | default: "no last name" }}' } }] });
     // Counted on the repository's prototype: the step may run with a store bound to a transaction (Store.batch).
-    prototype = Object.getPrototypeOf(server.deps.store.subscribers);
-    get = prototype.get;
-    prototype.get = async function (this: unknown, ...args: unknown[]) {
+    const counted: { get: (...args: unknown[]) => Promise<unknown> } = Object.getPrototypeOf(server.deps.store.subscribers);
+    prototype = counted;
+    get = counted.get;
+    counted.get = async function (this: unknown, ...args: unknown[]) {
       reads += 1;
       return get.apply(this, args);
     };
