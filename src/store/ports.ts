@@ -748,9 +748,9 @@ export interface Store {
    * inserted in the status it reached), `messages.create` of one of their messages, `events.record` and
    * `triggers.setState`. PostgreSQL writes them in one statement: one round trip, one commit, all or nothing; nothing
    * is written when `work` throws. Reads inside `work` do not see held writes; a write the store cannot hold (another
-   * job's save or message, a lock) throws. SQLite runs `work` in one transaction instead (one commit, all or nothing;
-   * its writes run at once and reads see them); inside a transaction `work` gets this store. Anything that announces a
-   * held write (realtime, queue adds) must wait until `batch` has returned.
+   * job's save or message, a lock) throws. Where writes cannot be held (SQLite, or inside a transaction) `work`
+   * gets this store and its writes run at once. Anything that announces a held write (realtime, queue adds) must wait
+   * until `batch` has returned.
    */
   batch<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

@@ -140,8 +140,7 @@ describe('preferences applied before each channel step', () => {
 describe('cost', () => {
   it('one preference read per channel step (the global and workflow rows together); none for a critical workflow', async () => {
     await createSubscriber(server, { subscriberId: 'e2e-cost', firstName: 'Gus', email: 'gus@example.com' });
-    // Spied on the repository's prototype: a first step may run with a store bound to a transaction (Store.batch).
-    const preferences = Object.getPrototypeOf(server.deps.store.preferences) as typeof server.deps.store.preferences;
+    const preferences = server.deps.store.preferences;
     const reads = vi.spyOn(preferences, 'getForDelivery');
     const lists = vi.spyOn(preferences, 'listForSubscriber');
     try {

@@ -101,9 +101,7 @@ export class SqlStore implements Store {
   }
 
   async batch<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    if (this.inTransaction) return work(this);
-    // SQLite: one transaction (one savepoint in the group commit, one wait for it) instead of one per write.
-    if (this.options.dialect !== 'postgres') return this.transaction(work);
+    if (this.options.dialect !== 'postgres' || this.inTransaction) return work(this);
     const held = new HeldWrites(this);
     const result = await work(held.store);
     await held.flush();

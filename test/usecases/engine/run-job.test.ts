@@ -9,23 +9,18 @@ import { createWorkflow, messagesOf, trigger } from '../../worker/engine-helpers
 describe('runJob: the subscriber of a first step run with the trigger', () => {
   let server: TestServer;
   let reads = 0;
-  let prototype: { get: (...args: unknown[]) => Promise<unknown> } | undefined;
-  let get: (...args: unknown[]) => Promise<unknown>;
 
   beforeAll(async () => {
     server = await startTestServer({ worker: true });
     await createWorkflow(server, { workflowId: 'greet', steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'Hi {{ subscriber.firstName }}, {{ subscriber.lastName | default: "no last name" }}' } }] });
-    // Counted on the repository's prototype: the step may run with a store bound to a transaction (Store.batch).
-    const counted: { get: (...args: unknown[]) => Promise<unknown> } = Object.getPrototypeOf(server.deps.store.subscribers);
-    prototype = counted;
-    get = counted.get;
-    counted.get = async function (this: unknown, ...args: unknown[]) {
+    const subscribers = server.deps.store.subscribers;
+    const get = subscribers.get.bind(subscribers);
+    subscribers.get = async (...args) => {
       reads += 1;
-      return get.apply(this, args);
+      return get(...args);
     };
   });
   afterAll(async () => {
-    if (prototype) prototype.get = get;
     await server?.close();
   });
 
