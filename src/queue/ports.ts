@@ -37,6 +37,12 @@ export interface JobQueue {
    * key). For bulk re-enqueues such as the accepted-trigger sweep; nothing is taken for processing inside the call.
    */
   enqueueMany(name: string, jobs: ReadonlyArray<{ payload: unknown; options?: EnqueueOptions }>): Promise<void>;
+  /**
+   * `enqueue` for a job that reads what `write` (a store write already under way) stores. Where the job lands in the
+   * same commit as the write (the SQL queue on SQLite's group commit) it is stored alongside instead of after it, one
+   * commit wait instead of two, and starts only once `write` has committed; elsewhere it waits for `write` first.
+   */
+  enqueueAlongside?(write: Promise<unknown>, name: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
   /** Starts consuming with `concurrency` jobs at once. */
   start(handler: JobHandler, options: { concurrency: number }): Promise<void>;
   /** Stops taking jobs, waits for running ones (or returns them to the queue after `graceMs`). */

@@ -62,12 +62,16 @@ export class SqlQueue implements JobQueue {
    * claimed (active, with a lease) and started at once: it is as durable as a waiting row, and saves the claim
    * statement and a turn of the event loop per job.
    */
-  async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  async enqueue(name: string, payload: unknown, options: EnqueueOptions = {}, startAfter?: Promise<unknown>): Promise<void> {
     const now = this.options.clock.now();
     const takeAtOnce = Math.max(0, options.delayMs ?? 0) === 0 && this.hasFreeSlot();
+    // A waiting row could be claimed before the write it reads is stored: it follows the write.
+    if (startAfter && !takeAtOnce) await startAfter;
     if (takeAtOnce) this.reserved++;
     try {
       const [inserted] = (await insertJob.execute(this.db, this.options.dialect, [this.newRow(name, payload, options, now, takeAtOnce)])).rows as QueueRow[];
+      // A failed write leaves a job that finds nothing to do (the caller learns of the failure from the write).
+      if (startAfter) await startAfter.catch(() => undefined);
       if (takeAtOnce && inserted && !this.closing) {
         this.track(inserted);
         return;
@@ -77,6 +81,19 @@ export class SqlQueue implements JobQueue {
       if (takeAtOnce) this.reserved--;
     }
     this.wake();
+  }
+
+  /**
+   * SQLite: the job row is written in the same group commit as `write` (statements of one event-loop turn commit
+   * together, and a later group never commits before an earlier one), and a job taken at once starts after `write`
+   * has committed. PostgreSQL commits each write on its own: there the job follows the write.
+   */
+  async enqueueAlongside(write: Promise<unknown>, name: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+    if (this.options.dialect !== 'sqlite') {
+      await write;
+      return this.enqueue(name, payload, options);
+    }
+    return this.enqueue(name, payload, options, write);
   }
 
   async enqueueMany(name: string, jobs: ReadonlyArray<{ payload: unknown; options?: EnqueueOptions }>): Promise<void> {

@@ -3,6 +3,7 @@ import { hourOf, latencyBucket, OVERVIEW_CHANNELS, type OverviewEngagement, type
 import type { OverviewRepository, OverviewRows } from '../ports.js';
 import type { Database } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { ReusableInsert } from './reusable-query.js';
 
 /** PostgreSQL: concurrent workers add to the same hour's row; spread over this many rows, summed when read. */
 const POSTGRES_OVERVIEW_SHARDS = 8;
@@ -42,19 +43,19 @@ export async function recordStepOutcome(
 ): Promise<void> {
   const hour = hourOf(step.endedAt);
   const shard = shardOf(dialect, step.jobId);
-  await db
-    .insertInto('overview_counts')
-    .values({ environment_id: step.environmentId, hour, channel: step.channel, provider_id: step.providerId, workflow_id: step.workflowId, outcome: step.outcome, shard, count: 1 })
-    .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard']).doUpdateSet({ count: sql<number>`overview_counts.count + 1` }))
-    .execute();
+  await addOutcomeCount.execute(db, dialect, [{ environment_id: step.environmentId, hour, channel: step.channel, provider_id: step.providerId, workflow_id: step.workflowId, outcome: step.outcome, shard, count: 1 }]);
   if (step.outcome !== 'sent') return;
   const latencyMs = Math.max(0, Date.parse(step.endedAt) - Date.parse(step.createdAt));
-  await db
-    .insertInto('overview_latency')
-    .values({ environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard, count: 1 })
-    .onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'bucket', 'shard']).doUpdateSet({ count: sql<number>`overview_latency.count + 1` }))
-    .execute();
+  await addLatencyCount.execute(db, dialect, [{ environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard, count: 1 }]);
 }
+
+// Once per delivery, compiled once (see ReusableInsert).
+const addOutcomeCount = new ReusableInsert('overview_counts', (query) =>
+  query.onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard']).doUpdateSet({ count: sql<number>`overview_counts.count + 1` })),
+);
+const addLatencyCount = new ReusableInsert('overview_latency', (query) =>
+  query.onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'bucket', 'shard']).doUpdateSet({ count: sql<number>`overview_latency.count + 1` })),
+);
 
 /**
  * PostgreSQL: the same counts as `recordStepOutcome`, as statements to combine into the job's final save (see

@@ -26,6 +26,8 @@ export function holdEffects(deps: Deps): HeldEffects {
   const queue: JobQueue = Object.create(deps.queue, {
     enqueue: { value: async (...args: Parameters<JobQueue['enqueue']>) => void (adds++, held.push(() => deps.queue.enqueue(...args))) },
     enqueueMany: { value: async (...args: Parameters<JobQueue['enqueueMany']>) => void (adds++, held.push(() => deps.queue.enqueueMany(...args))) },
+    // Not inherited: an add alongside a write is an add like the others (held, through enqueue).
+    enqueueAlongside: { value: undefined },
   });
   const realtime: RealtimeNotifier = {
     messageDelivered: (...args) => void held.push(() => deps.realtime.messageDelivered(...args)),

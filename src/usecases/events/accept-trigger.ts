@@ -105,16 +105,23 @@ export async function acceptTrigger(
     createdAt: now,
     updatedAt: now,
   };
-  const { trigger, created } = await deps.store.triggers.create(record);
+  const creating = deps.store.triggers.create(record);
+  // Embedded: the queue row is written with the trigger row (one commit wait). A repeated transactionId leaves a job
+  // for a trigger id that was never stored, which finds nothing to do.
+  const alongside = deps.queue.enqueueAlongside ? enqueueTrigger(deps, record, creating) : undefined;
+  const [{ trigger, created }] = await Promise.all([creating, alongside]);
   if (created) deps.metrics.triggersAccepted(1);
   // A repeat of a trigger whose first enqueue failed re-enqueues it; the dedupe key makes this a no-op otherwise.
-  if (created || trigger.state === 'accepted') await enqueueTrigger(deps, trigger);
+  if ((created && !alongside) || (!created && trigger.state === 'accepted')) await enqueueTrigger(deps, trigger);
   return { acknowledged: true, status: 'processed', transactionId: trigger.transactionId };
 }
 
-export async function enqueueTrigger(deps: Deps, trigger: Pick<TriggerRecord, '_id' | 'environmentId'>): Promise<void> {
+/** Enqueues the trigger's processing; with `write` (the trigger's insert, under way) alongside it (JobQueue.enqueueAlongside). */
+export async function enqueueTrigger(deps: Deps, trigger: Pick<TriggerRecord, '_id' | 'environmentId'>, write?: Promise<unknown>): Promise<void> {
   const { payload, options } = triggerJob(trigger);
-  await deps.queue.enqueue(JOB_NAMES.processTrigger, withTraceparent(payload, deps.tracing.traceparent()), options);
+  const traced = withTraceparent(payload, deps.tracing.traceparent());
+  if (write && deps.queue.enqueueAlongside) await deps.queue.enqueueAlongside(write, JOB_NAMES.processTrigger, traced, options);
+  else await deps.queue.enqueue(JOB_NAMES.processTrigger, traced, options);
 }
 
 /** The queue job that processes a trigger, deduplicated by the trigger id. */
