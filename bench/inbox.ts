@@ -617,10 +617,12 @@ async function runSocketsPart(options: Options, code: 'compiled' | 'source'): Pr
     for (let target = Math.min(stepSize, options.sockets); open.length < options.sockets; target = Math.min(target + stepSize, options.sockets)) {
       while (open.length + refused < target) {
         const batch = Math.min(100, target - open.length - refused);
-        // Each socket is its own subscriber (its own room), as 10,000 users with the Inbox open would be.
+        // Each socket is its own subscriber (its own room), as 10,000 users with the Inbox open would be. The
+        // subscribers exist: a token is refused once its subscriber is gone (or was never there).
+        const created = await Promise.all(Array.from({ length: batch }, () => api(deployment, 'POST', '/v1/subscribers', { subscriberId: `idle-${randomUUID()}` })));
         const tokens = await Promise.all(
-          Array.from({ length: batch }, () =>
-            createSubscriberToken(deps, { environmentId: environment._id, organizationId: environment._organizationId, subscriberRecordId: newId(), subscriberId: `idle-${randomUUID()}` }),
+          created.map(({ data }) =>
+            createSubscriberToken(deps, { environmentId: environment._id, organizationId: environment._organizationId, subscriberRecordId: data._id, subscriberId: data.subscriberId }),
           ),
         );
         const results = await Promise.allSettled(tokens.map((token) => openIdleSocket(deployment.apiUrl, token)));

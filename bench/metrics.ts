@@ -41,6 +41,11 @@ import { positiveInteger } from './lib/cli-options.js';
  * (read gathering, group commit) settles differently per process and per slice, and with it the CPU per request: the
  * on/off ratios of one-second slices ran from 0.62 to 1.62 (2026-11-26, 8 pairs). Waves make both processes batch alike.
  *
+ * `--toggle` measures one process (bench/lib/metrics-toggle-server.ts) whose recording is switched: per slice for the
+ * triggers (their deliveries finish after the answers), wave by wave for the lists, so both states share the same
+ * JIT state, heap, data and moment. Two processes differ by more than metrics cost even when both have metrics off:
+ * the A/A control (`--control`) on a quiet machine gave 1.064 / 1.012 / 1.073 over 4 pairs (2026-11-26 08:40).
+ *
  *   node --import tsx bench/metrics.ts [--slices 12] [--slice-seconds 1] [--slice-triggers 300] [--connections 32] [--load waves|closed] [--pairs 1] [--in-process] [--control]
  */
 const here = dirname(fileURLToPath(import.meta.url));
@@ -333,6 +338,30 @@ async function processComparison(options: Options, onFirst = true): Promise<{ se
       }
       sent += perSlice;
       for (const [index, [name, path]] of LISTS.entries()) {
+        if (options.toggle && options.load === 'waves') {
+          // One process: its recording switched wave by wave (on, off, off, on, …), so that both states share the
+          // machine's conditions of each moment, not of alternate seconds (a quiet machine's single slices still
+          // moved ±20 % against each other); the slice lasts both states' time.
+          const herald = heralds.on;
+          const used = { on: 0, off: 0 };
+          const answered = { on: 0, off: 0 };
+          const started = performance.now();
+          for (let wave = 0; performance.now() - started < 2 * options.sliceSeconds * 1000; wave++) {
+            const variant: Variant = wave % 4 === 0 || wave % 4 === 3 ? 'on' : 'off';
+            await herald.select!(variant);
+            const before = cpuNs(herald.pid);
+            const result = await herald.waves.run({ waves: 1, request: () => ({ method: 'GET', path }) });
+            used[variant] += cpuNs(herald.pid) - before;
+            if (result.notOk > 0) throw new Error(`${name}: ${JSON.stringify(result.statusCounts)}`);
+            answered[variant] += result.ok;
+          }
+          const seconds = (performance.now() - started) / 1000;
+          for (const variant of ['on', 'off'] as const) {
+            lists[index]![variant].push(used[variant] / 1000 / answered[variant]);
+            lists[index]![`${variant}Rate`].push(answered[variant] / seconds);
+          }
+          continue;
+        }
         for (const variant of order) {
           const { pid } = heralds[variant];
           await heralds[variant].select?.(variant);
