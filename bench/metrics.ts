@@ -41,8 +41,8 @@ import { positiveInteger } from './lib/cli-options.js';
  * (read gathering, group commit) settles differently per process and per slice, and with it the CPU per request: the
  * on/off ratios of one-second slices ran from 0.62 to 1.62 (2026-11-26, 8 pairs). Waves make both processes batch alike.
  *
- * `--toggle` measures one process (bench/lib/metrics-toggle-server.ts) whose recording is switched: per slice for the
- * triggers (their deliveries finish after the answers), wave by wave for the lists, so both states share the same
+ * `--toggle` measures one process (bench/lib/metrics-toggle-server.ts) whose recording is switched wave by wave (each
+ * trigger wave measured until the process's queue has delivered it), so both states share the same
  * JIT state, heap, data and moment. Two processes differ by more than metrics cost even when both have metrics off:
  * the A/A control (`--control`) on a quiet machine gave 1.064 / 1.012 / 1.073 over 4 pairs (2026-11-26 08:40).
  *
@@ -159,6 +159,8 @@ interface Herald {
   waves: WaveClient;
   /** --toggle: switches this one process's recording to the variant about to be measured. */
   select?(variant: Variant): Promise<void>;
+  /** --toggle: resolves once the process's queue is empty (every trigger sent so far delivered). */
+  drain?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -226,12 +228,13 @@ async function startToggleHerald(connections: number, control: boolean): Promise
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', TOGGLE_SERVER], { env: heraldEnv(dataDir, port, 'on'), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const herald = heraldOf(child, 'on', `http://127.0.0.1:${port}`, dataDir, connections);
   await prepare(herald.url, child);
-  herald.select = (variant) =>
-    new Promise((resolve) => {
-      const state = control ? 'off' : variant;
+  const ask = (message: string) =>
+    new Promise<void>((resolve) => {
       child.once('message', () => resolve());
-      child.send(state);
+      child.send(message);
     });
+  herald.select = (variant) => ask(control ? 'off' : variant);
+  herald.drain = () => ask('drain');
   return herald;
 }
 
@@ -325,16 +328,41 @@ async function processComparison(options: Options, onFirst = true): Promise<{ se
     sent += perSlice;
     for (let slice = 0; slice < options.slices; slice++) {
       const order = slice % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
-      for (const variant of order) {
-        const { pid } = heralds[variant];
-        await heralds[variant].select?.(variant);
+      if (options.toggle && options.load === 'waves') {
+        // Wave by wave as for the lists (on, off, off, on, …), each wave measured until the queue has delivered it.
+        const herald = heralds.on;
+        const used = { on: 0, off: 0 };
         const started = performance.now();
-        const before = cpuNs(pid);
-        await sendTriggers(heralds[variant], perSlice, options.connections, sent, options.load);
-        const acceptedMs = performance.now() - started;
-        await settle(pid);
-        triggers[variant].push((cpuNs(pid) - before) / 1000 / perSlice);
-        triggers[`${variant}Rate`].push((perSlice * 1000) / acceptedMs);
+        for (let wave = 0; wave < (2 * perSlice) / options.connections; wave++) {
+          const variant: Variant = wave % 4 === 0 || wave % 4 === 3 ? 'on' : 'off';
+          await herald.select!(variant);
+          const before = cpuNs(herald.pid);
+          const first = 2 * sent + wave * options.connections;
+          const result = await herald.waves.run({
+            waves: 1,
+            request: (i) => ({ method: 'POST', path: '/v1/events/trigger', body: JSON.stringify({ name: 'bench-metrics', to: `sub-${(first + i) % 500}`, payload: { n: first + i } }) }),
+          });
+          if (result.ok !== options.connections) throw new Error(`trigger: ${JSON.stringify(result.statusCounts)}`);
+          await herald.drain!();
+          used[variant] += cpuNs(herald.pid) - before;
+        }
+        const seconds = (performance.now() - started) / 1000;
+        for (const variant of ['on', 'off'] as const) {
+          triggers[variant].push(used[variant] / 1000 / perSlice);
+          triggers[`${variant}Rate`].push(perSlice / seconds);
+        }
+      } else {
+        for (const variant of order) {
+          const { pid } = heralds[variant];
+          await heralds[variant].select?.(variant);
+          const started = performance.now();
+          const before = cpuNs(pid);
+          await sendTriggers(heralds[variant], perSlice, options.connections, sent, options.load);
+          const acceptedMs = performance.now() - started;
+          await settle(pid);
+          triggers[variant].push((cpuNs(pid) - before) / 1000 / perSlice);
+          triggers[`${variant}Rate`].push((perSlice * 1000) / acceptedMs);
+        }
       }
       sent += perSlice;
       for (const [index, [name, path]] of LISTS.entries()) {

@@ -5,7 +5,7 @@
  *
  * Run with IPC (`spawn(node, ['--import', 'tsx', this file], { stdio: [..., 'ipc'] })`) and the usual Herald env
  * (HERALD_METRICS must be on). Messages: parent → child 'on' | 'off'; child → parent { ready: url } once listening,
- * then 'on' | 'off' when a switch is done. prom-client's process collectors (GC, event-loop delay) run in both
+ * then 'on' | 'off' when a switch is done; 'drain' → 'drained' once the queue is empty. prom-client's process collectors (GC, event-loop delay) run in both
  * states: this measures the recorders of each operation, not those.
  */
 import { loadConfig } from '../../src/config.js';
@@ -13,6 +13,7 @@ import { startServer } from '../../src/main.js';
 import { PromMetrics } from '../../src/observability/metrics.js';
 import { noopMetrics } from '../../src/observability/noop.js';
 import type { Metrics } from '../../src/observability/ports.js';
+import type { SqlQueue } from '../../src/queue/sql-queue.js';
 
 const config = loadConfig();
 if (!config.metrics.enabled) throw new Error('metrics-toggle-server: HERALD_METRICS must be on');
@@ -30,7 +31,14 @@ const switchable: Metrics = {
   scrape: () => prom.scrape(),
 };
 const server = await startServer(config, { container: { metrics: switchable } });
+const queue = server.container.deps.queue as SqlQueue;
 process.on('message', (message) => {
+  if (message === 'drain') {
+    // Answers once every queued job has run (a wave of triggers delivered): polled, at the same cost in both states.
+    const poll = () => void queue.pendingCount().then((pending) => (pending > 0 ? setTimeout(poll, 2) : process.send!('drained')));
+    poll();
+    return;
+  }
   if (message !== 'on' && message !== 'off') return;
   current = message === 'on' ? prom : noopMetrics;
   process.send!(message);
