@@ -41,9 +41,16 @@ interface Options {
   fromSource: boolean;
   logLevel: string;
   output?: string;
+  profile?: string;
 }
 
-interface RoundTrips { sqlStatements: number; redisCommands: number; redisRoundTrips: number }
+interface RoundTrips {
+  sqlStatements: number; redisCommands: number; redisRoundTrips: number;
+  /** pg.Pool checkouts, those that waited for a connection, and the ms they waited (bench/lib/round-trip-counter.mjs). */
+  poolCheckouts?: number; poolWaits?: number; poolWaitMs?: number;
+  /** Event-loop delay since the previous read of the counts. */
+  loopDelayP99Ms?: number; loopDelayMaxMs?: number;
+}
 
 function parseOptions(argv: string[]): Options {
   return new Command()
@@ -54,6 +61,7 @@ function parseOptions(argv: string[]): Options {
     .option('--list-subscribers <n>', 'subscribers the messages list rotates over (12 messages each)', positiveInteger, 300)
     .option('--log-level <level>', "Herald's LOG_LEVEL: info, npm start's default, writes one line per request (to a pipe this bench reads); warn writes none", 'info')
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
+    .option('--profile <dir>', 'write a CPU profile of each Herald process per phase into <dir> (<pid>-<n>.cpuprofile, n counting reads of the round trips)')
     .option('--output <file>', 'results file (default bench/results/http-<mode>.json)')
     .parse(['node', 'bench:http', ...argv])
     .opts<Options>();
@@ -80,6 +88,7 @@ async function startTarget(options: Options): Promise<Target> {
     BENCH_ROUND_TRIPS_DIR: counterDir,
     HERALD_FROM_SOURCE: options.fromSource ? '1' : '',
     LOG_LEVEL: options.logLevel,
+    ...(options.profile ? { BENCH_PROFILE_DIR: options.profile } : {}),
   };
   if (options.mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-'));
@@ -125,8 +134,21 @@ async function readCounts(target: Target, child: ChildProcess): Promise<RoundTri
 }
 
 function perOperation(before: RoundTrips, after: RoundTrips, operations: number) {
-  const per = (key: keyof RoundTrips) => Math.round(((after[key] - before[key]) / Math.max(1, operations)) * 100) / 100;
+  const per = (key: 'sqlStatements' | 'redisCommands' | 'redisRoundTrips') => Math.round(((after[key] - before[key]) / Math.max(1, operations)) * 100) / 100;
   return { sqlStatements: per('sqlStatements'), redisCommands: per('redisCommands'), redisRoundTrips: per('redisRoundTrips') };
+}
+
+/** Whether requests waited for a PostgreSQL connection, and the event loop's delay, between two reads of the counts. */
+function apiHealth(before: RoundTrips, after: RoundTrips) {
+  const checkouts = (after.poolCheckouts ?? 0) - (before.poolCheckouts ?? 0);
+  const waits = (after.poolWaits ?? 0) - (before.poolWaits ?? 0);
+  return {
+    poolCheckouts: checkouts,
+    poolWaits: waits,
+    poolWaitMsMean: waits ? Math.round((((after.poolWaitMs ?? 0) - (before.poolWaitMs ?? 0)) / waits) * 100) / 100 : 0,
+    loopDelayP99Ms: round1(after.loopDelayP99Ms ?? 0),
+    loopDelayMaxMs: round1(after.loopDelayMaxMs ?? 0),
+  };
 }
 
 async function startBare(bodies: Record<string, Buffer>): Promise<{ url: string; stop(): void }> {
@@ -165,6 +187,7 @@ async function main(): Promise<void> {
     const triggers = await load({ kind: 'trigger', url: target.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` }, workflowId: WORKFLOW, subscriberPrefix: `bench-${Date.now().toString(36)}` });
     const cpuAfterLoad = groupsAtStart && readCpu(mergeGroups(groupsAtStart, cpuGroups()));
     const apiAfterLoad = await readCounts(target, target.api);
+    log(`triggers: API ${JSON.stringify(apiHealth(countsBefore[0]!, apiAfterLoad))}`);
     const accepted = triggers.statusCounts['201'] ?? 0;
     log(`triggers: ${accepted} accepted in ${triggers.elapsedMs} ms (${Math.round(triggers.requestsPerSecond)}/s), other statuses ${JSON.stringify(triggers.statusCounts)}`);
     const delivered = await waitForMessages(target.url, key, messagesBefore + accepted, 300_000);
@@ -201,8 +224,12 @@ async function main(): Promise<void> {
       for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
         const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
         const before = await readCounts(target, target.api);
+        const listGroups = target.worker ? cpuGroups() : undefined;
+        const cpuBefore = listGroups && readCpu(listGroups);
         const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
+        const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
         const after = await readCounts(target, target.api);
+        const requests = herald.ok + herald.notOk;
         lists[name] = {
           bytes: sample[name].length,
           heraldRps: Math.round(herald.requestsPerSecond),
@@ -211,8 +238,12 @@ async function main(): Promise<void> {
           latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
           bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
           statusCounts: herald.statusCounts,
-          roundTripsPerRequest: perOperation(before, after, herald.ok + herald.notOk),
+          roundTripsPerRequest: perOperation(before, after, requests),
+          api: apiHealth(before, after),
+          ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
         };
+        const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
+        if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
         log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
       }
     } finally {

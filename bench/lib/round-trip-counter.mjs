@@ -6,9 +6,14 @@
 import { createRequire } from 'node:module';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const require = createRequire(new URL('../../package.json', import.meta.url));
-const counts = { sqlStatements: 0, sqlCommits: 0, redisCommands: 0, redisRoundTrips: 0 };
+const counts = { sqlStatements: 0, sqlCommits: 0, redisCommands: 0, redisRoundTrips: 0, poolCheckouts: 0, poolWaits: 0, poolWaitMs: 0 };
+// Event-loop delay since the last dump (reset at each): how long a ready callback waited for the loop, e.g. under 50
+// connections. Sampled every 10 ms, as prom-client's default monitor.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 const inTransaction = new WeakSet();
 let nextClientId = 0;
 
@@ -51,6 +56,20 @@ try {
     const line = { pid: process.pid, client: id, named: typeof query !== 'string' && Boolean(query.name), text, values: (typeof query === 'string' ? values : query.values) ?? [] };
     appendFileSync(log, `${JSON.stringify(line)}\n`);
   });
+  // Checkouts of a pg.Pool connection, and those that had to wait for one (every connection busy at the pool's max):
+  // whether requests queue on the pool.
+  const connect = pg.Pool.prototype.connect;
+  pg.Pool.prototype.connect = function countedConnect(...args) {
+    counts.poolCheckouts += 1;
+    const full = this._idle.length === 0 && this._clients.length >= this.options.max;
+    if (!full || args.length > 0) return connect.apply(this, args);
+    counts.poolWaits += 1;
+    const start = performance.now();
+    const done = () => { counts.poolWaitMs += performance.now() - start; };
+    const promise = connect.apply(this, args);
+    promise.then(done, done);
+    return promise;
+  };
 } catch { /* not installed: nothing to count */ }
 
 try {
@@ -72,7 +91,32 @@ try {
   wrap(Pipeline?.prototype, 'exec', () => (counts.redisRoundTrips += 1));
 } catch { /* not installed */ }
 
+// $BENCH_PROFILE_DIR (bench:http --profile <dir>): a CPU profile per phase, each read of the counts ending one
+// (<pid>-<n>.cpuprofile) and starting the next.
+const profileDir = process.env.BENCH_PROFILE_DIR;
+let profiler;
+let profileIndex = 0;
+if (profileDir) {
+  const { Session } = await import('node:inspector');
+  profiler = new Session();
+  profiler.connect();
+  profiler.post('Profiler.enable', () => profiler.post('Profiler.setSamplingInterval', { interval: 200 }, () => profiler.post('Profiler.start')));
+}
+function nextProfile() {
+  if (!profiler) return;
+  const index = profileIndex++;
+  profiler.post('Profiler.stop', (error, result) => {
+    if (!error) writeFileSync(join(profileDir, `${process.pid}-${index}.cpuprofile`), JSON.stringify(result.profile));
+    profiler.post('Profiler.start');
+  });
+}
+
 const dir = process.env.BENCH_ROUND_TRIPS_DIR;
 if (dir) {
-  process.on('SIGUSR2', () => writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(counts)));
+  process.on('SIGUSR2', () => {
+    const loop = { loopDelayP99Ms: loopDelay.percentile(99) / 1e6, loopDelayMaxMs: loopDelay.max / 1e6, loopDelayMeanMs: loopDelay.mean / 1e6 };
+    loopDelay.reset();
+    writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify({ ...counts, ...loop }));
+    nextProfile();
+  });
 }

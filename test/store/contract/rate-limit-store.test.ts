@@ -3,7 +3,7 @@ import type { RateLimitStore } from '../../../src/store/ports.js';
 import { SqlRateLimitStore } from '../../../src/store/sql/rate-limit-store.js';
 import { RedisRateLimitStore } from '../../../src/store/redis/rate-limit-store.js';
 import { LocalRateLimitStore } from '../../../src/store/local-rate-limit-store.js';
-import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable } from '../../helpers/databases.js';
+import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable, type TestRedis } from '../../helpers/databases.js';
 
 /** One contract, every implementation: in memory (no Redis: one process), SQL on SQLite, SQL on PostgreSQL, Redis. */
 interface Implementation {
@@ -112,21 +112,63 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore', ()
       expect(await new RedisRateLimitStore(redis.redis, redis.prefix).hit(ENV_A, 'trigger', window, 60)).toBe(3);
       redis.redis.sendCommand = original;
 
-      // Concurrent hits: the first alone, those arriving meanwhile in one pipeline, each with its own count; also when
-      // Redis has forgotten the script (a restart, SCRIPT FLUSH).
+      // Concurrent hits of one counter: the first alone, those arriving meanwhile in one script call (INCRBY) for them
+      // all, each with its own count in call order; also when Redis has forgotten the script (a restart, SCRIPT FLUSH).
       await redis.redis.script('FLUSH');
       let pipelines = 0;
       const pipeline = redis.redis.pipeline.bind(redis.redis);
       redis.redis.pipeline = ((...args: unknown[]) => (pipelines++, (pipeline as (...a: unknown[]) => unknown)(...args))) as typeof redis.redis.pipeline;
+      const scripts = countScriptCalls(redis.redis);
       const other = windowStart(-600);
       const counts = await Promise.all(Array.from({ length: 20 }, () => store.hit(ENV_B, 'trigger', other, 60)));
       expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(pipelines).toBe(0);
+      // The first: EVALSHA refused (NOSCRIPT), then EVAL; the other 19: one EVALSHA.
+      expect(scripts.count()).toBe(3);
+
+      // Several counters in one batch: one pipeline, one script call per counter, each hit its own counter's count.
+      const mixed = await Promise.all(Array.from({ length: 21 }, (_, i) => store.hit(i % 3 === 0 ? ENV_A : ENV_B, 'global', other, 60)));
+      expect(mixed).toEqual(Array.from({ length: 21 }, (_, i) => (i % 3 === 0 ? i / 3 + 1 : i - Math.floor(i / 3))));
       expect(pipelines).toBe(1);
+      expect(scripts.count()).toBe(3 + 1 + 2);
+      scripts.restore();
     } finally {
       await redis.close();
     }
   });
 });
+
+describe.skipIf(!(await servicesAvailable(['Redis'])))('RedisRateLimitStore across API processes', () => {
+  it('gives every hit of two processes its own count of one counter, batches included', async () => {
+    const [first, second] = [await openTestRedis(), await openTestRedis()];
+    try {
+      // Two connections as two API processes have (the prefix of the first: one shared counter).
+      const stores = [new RedisRateLimitStore(first.redis, first.prefix), new RedisRateLimitStore(second.redis, first.prefix)];
+      const window = windowStart(-900);
+      const counts = await Promise.all(Array.from({ length: 120 }, (_, i) => stores[i % 2]!.hit(ENV_A, 'global', window, 60)));
+      expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+      // Each process's own hits count up in call order.
+      for (const parity of [0, 1]) {
+        const own = counts.filter((_, i) => i % 2 === parity);
+        expect(own).toEqual([...own].sort((a, b) => a - b));
+      }
+      expect(await stores[1]!.hit(ENV_A, 'global', window, 60)).toBe(121);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+});
+
+/** Counts the script calls (EVALSHA or EVAL) sent on a connection, pipelined ones included. */
+function countScriptCalls(redis: TestRedis['redis']): { count(): number; restore(): void } {
+  let calls = 0;
+  const original = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+    if (command.name === 'evalsha' || command.name === 'eval') calls++;
+    return (original as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as typeof redis.sendCommand;
+  return { count: () => calls, restore: () => void (redis.sendCommand = original) };
+}
 
 describe('LocalRateLimitStore', () => {
   it('forgets windows older than the previous one when a new window starts', async () => {
