@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { prettyDestination, usePrettyLogs } from './logging.js';
+import { gatheredStdoutLines, prettyDestination, usePrettyLogs } from './logging.js';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -87,8 +87,9 @@ export function createLogger(config: Config): Logger {
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', '*.credentials', '*.secretKey', '*.apiKey', '*.password'], censor: '[redacted]' },
   };
-  // Readable lines at a terminal or with HERALD_LOG_FORMAT=pretty (logging.ts); JSON lines otherwise.
-  return (usePrettyLogs(config.logFormat) ? pino(options, prettyDestination()) : pino(options)) as unknown as Logger;
+  // Readable lines at a terminal or with HERALD_LOG_FORMAT=pretty (logging.ts); JSON lines otherwise, gathered into
+  // few writes under load (gatheredLines).
+  return pino(options, usePrettyLogs(config.logFormat) ? prettyDestination() : gatheredStdoutLines()) as unknown as Logger;
 }
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */

@@ -106,3 +106,40 @@ describe('log formats', () => {
     }
   });
 });
+
+describe('JSON log lines under load', () => {
+  it('go out in few writes, none lost when the process exits at once', { timeout: 60_000 }, async () => {
+    // A child process logs 60 lines through the real logger, one every millisecond or so (each after the previous
+    // one's write has had time to finish, as under load), counts its writes to stdout, and exits at once.
+    const script = `
+      import fs from 'node:fs';
+      let writes = 0;
+      for (const name of ['write', 'writeSync', 'writev', 'writevSync']) {
+        const original = fs[name];
+        fs[name] = function (fd, ...rest) { if (fd === 1) writes++; return original.call(this, fd, ...rest); };
+      }
+      const stdoutWrite = process.stdout.write.bind(process.stdout);
+      process.stdout.write = (...args) => { writes++; return stdoutWrite(...args); };
+      const { createLogger } = await import(${JSON.stringify(new URL('../../src/container.ts', import.meta.url).href)});
+      const logger = createLogger({ logLevel: 'info', logFormat: 'json' });
+      for (let i = 0; i < 60; i++) {
+        logger.info({ method: 'GET', url: '/v1/messages', statusCode: 200, ms: 1, n: i }, 'request');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      process.stderr.write('writes ' + writes + '\\n');
+      process.exit(0);
+    `;
+    const { execFile } = await import('node:child_process');
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { maxBuffer: 16 * 1024 * 1024 }, (error, out, err) =>
+        error ? reject(Object.assign(error, { stderr: err })) : resolve({ stdout: out, stderr: err }),
+      ),
+    );
+    const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { n: number });
+    expect(lines.map((line) => line.n)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    // pino's own destination wrote about one write per line here (each line's write done before the next line).
+    const writes = Number(/writes (\d+)/.exec(stderr)?.[1]);
+    expect(writes).toBeGreaterThan(0);
+    expect(writes).toBeLessThan(10);
+  });
+});
