@@ -25,6 +25,10 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  * 3. a bare Fastify process answering the same bytes on the same URLs, under the same load, in the same run.
  * Round trips per operation (SQL statements, Redis commands) are counted inside the Herald processes by a preloaded
  * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases.
+ * Per phase it also reports, for the scaled-out API: CPU per list request of the API, the worker, their PostgreSQL
+ * backends and Redis; the API's write system calls per request (/proc/<pid>/io); pg-pool checkouts that had to wait
+ * for a connection; the event loop's delay (p99, max). `--profile <dir>` writes a CPU profile of each Herald process per
+ * phase (<pid>-<n>.cpuprofile; the API's n = 1 is the trigger load, 4 the messages load, 6 the events load).
  * Logs: `--log-level info` by default, as `npm start` runs (a JSON line per request into a pipe); runs before
  * 2026-11-26 (session 13) used `warn`, which writes none: pass `--log-level warn` to compare with them.
  */
@@ -138,6 +142,15 @@ function perOperation(before: RoundTrips, after: RoundTrips, operations: number)
   return { sqlStatements: per('sqlStatements'), redisCommands: per('redisCommands'), redisRoundTrips: per('redisRoundTrips') };
 }
 
+/** write(2)-like system calls of a process so far (/proc/<pid>/io `syscw`): sockets, pipes and files alike. */
+function writeSyscalls(pid: number): number {
+  try {
+    return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
 /** Whether requests waited for a PostgreSQL connection, and the event loop's delay, between two reads of the counts. */
 function apiHealth(before: RoundTrips, after: RoundTrips) {
   const checkouts = (after.poolCheckouts ?? 0) - (before.poolCheckouts ?? 0);
@@ -184,11 +197,14 @@ async function main(): Promise<void> {
     const groupsAtStart = target.worker ? cpuGroups() : undefined;
     const cpuAtStart = groupsAtStart && readCpu(groupsAtStart);
     const loadStart = Date.now();
+    const writesAtStart = writeSyscalls(target.api.pid!);
     const triggers = await load({ kind: 'trigger', url: target.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` }, workflowId: WORKFLOW, subscriberPrefix: `bench-${Date.now().toString(36)}` });
     const cpuAfterLoad = groupsAtStart && readCpu(mergeGroups(groupsAtStart, cpuGroups()));
     const apiAfterLoad = await readCounts(target, target.api);
     log(`triggers: API ${JSON.stringify(apiHealth(countsBefore[0]!, apiAfterLoad))}`);
     const accepted = triggers.statusCounts['201'] ?? 0;
+    const apiWritesPerTrigger = Math.round(((writeSyscalls(target.api.pid!) - writesAtStart) / Math.max(1, accepted)) * 100) / 100;
+    log(`triggers: API write system calls per accepted trigger ${apiWritesPerTrigger}`);
     log(`triggers: ${accepted} accepted in ${triggers.elapsedMs} ms (${Math.round(triggers.requestsPerSecond)}/s), other statuses ${JSON.stringify(triggers.statusCounts)}`);
     const delivered = await waitForMessages(target.url, key, messagesBefore + accepted, 300_000);
     const deliveredCount = delivered.count - messagesBefore;
@@ -226,10 +242,12 @@ async function main(): Promise<void> {
         const before = await readCounts(target, target.api);
         const listGroups = target.worker ? cpuGroups() : undefined;
         const cpuBefore = listGroups && readCpu(listGroups);
+        const writesBefore = writeSyscalls(target.api.pid!);
         const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
         const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
         const after = await readCounts(target, target.api);
         const requests = herald.ok + herald.notOk;
+        const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
         lists[name] = {
           bytes: sample[name].length,
           heraldRps: Math.round(herald.requestsPerSecond),
@@ -239,10 +257,11 @@ async function main(): Promise<void> {
           bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
           statusCounts: herald.statusCounts,
           roundTripsPerRequest: perOperation(before, after, requests),
-          api: apiHealth(before, after),
+          api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
           ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
         };
         const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
+        log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}`);
         if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
         log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
       }
@@ -257,7 +276,7 @@ async function main(): Promise<void> {
       machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] },
       connections: options.connections,
       durationSeconds: options.duration,
-      triggers: { accepted, acceptedPerSecond: Math.round(triggers.requestsPerSecond), latencyMs: triggers.latencyMs, statusCounts: triggers.statusCounts },
+      triggers: { accepted, acceptedPerSecond: Math.round(triggers.requestsPerSecond), latencyMs: triggers.latencyMs, statusCounts: triggers.statusCounts, apiWriteSyscallsPerTrigger: apiWritesPerTrigger },
       deliveries: { delivered: deliveredCount, perSecond: Math.round(deliveriesPerSecond) },
       lists,
       roundTrips,
