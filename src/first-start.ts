@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import { formatBanner, usePrettyLogs } from './logging.js';
+import { flushLogLines, formatBanner, usePrettyLogs } from './logging.js';
 import type { Deps } from './usecases/deps.js';
 import { printSetupLink } from './usecases/dashboard/print-setup-link.js';
 
@@ -29,6 +29,8 @@ export function announceKeys(deps: Deps, config: Config, boot: Boot): void {
 export async function announceStart(deps: Deps, config: Config, boot: Boot, url: string): Promise<void> {
   const banner = boot.created && usePrettyLogs(config.logFormat);
   const setupUrl = await printSetupLink(deps, url, { log: !banner });
+  // The start-up lines (keys, setup link) are on stdout before the process says it is ready, not up to 50 ms later.
+  flushLogLines();
   if (!banner) return;
   process.stdout.write(
     formatBanner({

@@ -98,6 +98,11 @@ export function gatheredLines(out: { write(text: string): unknown }, options: { 
   };
 }
 
+/** Writes the gathered JSON lines pending in this process now (none pending, or pretty logs: nothing to do). */
+export function flushLogLines(): void {
+  gatheredStdout?.flush();
+}
+
 /** The process's one gathered stdout, shared by its loggers (several containers in one process write to one stdout). */
 let gatheredStdout: ReturnType<typeof gatheredLines> | undefined;
 export function gatheredStdoutLines(): ReturnType<typeof gatheredLines> {
