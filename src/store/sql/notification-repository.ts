@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-status.js';
-import type { NotificationEvent, Page } from '../../domain/types.js';
+import type { KeptEventText, NotificationEvent, Page } from '../../domain/types.js';
 import type { NotificationListFilter, NotificationOwner, NotificationRepository, StoredJob } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
 import { jobInsertStatements, loadJobsWithDetails } from './job-repository.js';
@@ -103,14 +103,42 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   async list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>> {
+    return (await this.listPageOf(environmentId, filter, false)) as Page<NotificationEvent>;
+  }
+
+  async listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>> {
+    return this.listPageOf(environmentId, filter, this.options.dialect === 'sqlite');
+  }
+
+  async keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void> {
+    if (this.options.dialect !== 'sqlite') return;
+    const keep = async (db: Kysely<Database>) => {
+      const event = await new SqlNotificationRepository(db, this.options).get(environmentId, id);
+      const text = event && render(event);
+      if (text !== undefined) await keptTextUpsert.execute(db, 'sqlite', { notification_id: id, environment_id: environmentId, text });
+    };
+    // One transaction: SQLite runs no other write until it ends, so no write lands between the read and the text.
+    await (this.db.isTransaction ? keep(this.db) : this.db.transaction().execute(keep));
+  }
+
+  private async listPageOf(environmentId: string, filter: NotificationListFilter, withTexts: boolean): Promise<Page<NotificationEvent | KeptEventText>> {
     const rows =
       filter.topicKey === undefined
         ? await this.listPage(environmentId, filter, await this.fewIndexed(environmentId, filter.status))
         : await this.listTopicPage(environmentId, filter.topicKey, filter);
     const pageRows = rows.slice(0, filter.limit);
-    const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id), this.options.dialect);
+    const texts = new Map<string, string>();
+    if (withTexts && pageRows.length > 0) {
+      const params: Record<string, string> = {};
+      pageRows.forEach((row, index) => (params[`n${index}`] = row.id));
+      for (const kept of (await keptTextsOf.execute(this.db, this.options.dialect, params)).rows) texts.set(kept.notification_id, kept.text);
+    }
+    const assembled = pageRows.filter((row) => !texts.has(row.id)).map((row) => row.id);
+    const jobs = await loadJobsWithDetails(this.db, environmentId, assembled, this.options.dialect);
     return {
       data: pageRows.map((row) => {
+        const keptText = texts.get(row.id);
+        if (keptText !== undefined) return { _id: row.id, keptText };
         const event = toEvent(row);
         event.jobs = jobs.get(row.id) ?? [];
         return event;
@@ -629,6 +657,19 @@ const notificationOwners = new ReusableQuery((db, p: { environmentId: string; fi
     .select(['id', 'subscriber_id', 'transaction_id'])
     .where(environmentIs(p.environmentId))
     .where('id', 'in', p.second === undefined ? [p.first] : [p.first, p.second]),
+);
+
+/** The kept texts of a page's events (n0, n1, ...: the shape is their number), by the primary key. */
+const keptTextsOf = new ReusableQuery((db, p: Record<string, string>) =>
+  db.selectFrom('notification_texts').select(['notification_id', 'text']).where('notification_id', 'in', Object.values(p)),
+);
+const keptTextUpsert = new ReusableQuery((db, p: { notification_id: string; environment_id: string; text: string }) =>
+  db
+    .insertInto('notification_texts')
+    .values(p)
+    .onConflict((conflict) =>
+      conflict.column('notification_id').doUpdateSet((eb) => ({ text: eb.ref('excluded.text'), environment_id: eb.ref('excluded.environment_id') })),
+    ),
 );
 
 /** By the primary key, as `notificationOwners`. */
