@@ -37,6 +37,8 @@ const COLUMN_FIELDS = [
 export class SqlNotificationRepository implements NotificationRepository {
   /** SQLite outside a transaction: reads that see one state together (sqliteSeekPage). */
   private readonly snapshot: SnapshotReader | undefined;
+  /** keepText's events waiting for the next turn of the event loop. */
+  private textBatch: TextBatch | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -110,15 +112,22 @@ export class SqlNotificationRepository implements NotificationRepository {
     return this.listPageOf(environmentId, filter, this.options.dialect === 'sqlite');
   }
 
-  async keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void> {
-    if (this.options.dialect !== 'sqlite') return;
-    const keep = async (db: Kysely<Database>) => {
-      const event = await new SqlNotificationRepository(db, this.options).get(environmentId, id);
-      const text = event && render(event);
-      if (text !== undefined) await keptTextUpsert.execute(db, 'sqlite', { notification_id: id, environment_id: environmentId, text });
-    };
-    // One transaction: SQLite runs no other write until it ends, so no write lands between the read and the text.
-    await (this.db.isTransaction ? keep(this.db) : this.db.transaction().execute(keep));
+  keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void> {
+    if (this.options.dialect !== 'sqlite') return Promise.resolve();
+    if (this.db.isTransaction) return keepTexts(this.db, new Map([[id, { environmentId, render }]]));
+    // The events whose steps end in one turn of the event loop are kept together, as group commit writes them: one
+    // transaction and four statements for all of them instead of six statements each.
+    let batch = this.textBatch;
+    if (!batch) {
+      const items: TextBatch['items'] = new Map();
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.textBatch = undefined;
+        return this.db.transaction().execute((trx) => keepTexts(trx, items));
+      });
+      batch = this.textBatch = { items, done };
+    }
+    batch.items.set(id, { environmentId, render });
+    return batch.done;
   }
 
   private async listPageOf(environmentId: string, filter: NotificationListFilter, withTexts: boolean): Promise<Page<NotificationEvent | KeptEventText>> {
@@ -659,17 +668,42 @@ const notificationOwners = new ReusableQuery((db, p: { environmentId: string; fi
     .where('id', 'in', p.second === undefined ? [p.first] : [p.first, p.second]),
 );
 
+interface TextBatch {
+  items: Map<string, { environmentId: string; render: (event: NotificationEvent) => string | undefined }>;
+  done: Promise<void>;
+}
+
+/**
+ * Reads the events (with their jobs and details) and keeps the texts `render` gives for them. Inside a transaction:
+ * SQLite runs no other write until it ends, so no write lands between the read and the text it keeps.
+ */
+async function keepTexts(trx: Kysely<Database>, items: TextBatch['items']): Promise<void> {
+  const ids = [...items.keys()];
+  const kept: Array<{ notification_id: string; environment_id: string; text: string }> = [];
+  for (const chunk of chunks(ids, 500)) {
+    const rows = await trx.selectFrom('notifications').selectAll().where('id', 'in', chunk).execute();
+    for (const environmentId of new Set(rows.map((row) => row.environment_id))) {
+      const ofEnvironment = rows.filter((row) => row.environment_id === environmentId && items.get(row.id)?.environmentId === environmentId);
+      const jobs = await loadJobsWithDetails(trx, environmentId, ofEnvironment.map((row) => row.id), 'sqlite');
+      for (const row of ofEnvironment) {
+        const event = toEvent(row);
+        event.jobs = jobs.get(row.id) ?? [];
+        const text = items.get(row.id)!.render(event);
+        if (text !== undefined) kept.push({ notification_id: row.id, environment_id: environmentId, text });
+      }
+    }
+  }
+  for (const batch of chunks(kept, INSERT_BATCH)) await insertKeptTexts.execute(trx, 'sqlite', batch);
+}
+
 /** The kept texts of a page's events (n0, n1, ...: the shape is their number), by the primary key. */
 const keptTextsOf = new ReusableQuery((db, p: Record<string, string>) =>
   db.selectFrom('notification_texts').select(['notification_id', 'text']).where('notification_id', 'in', Object.values(p)),
 );
-const keptTextUpsert = new ReusableQuery((db, p: { notification_id: string; environment_id: string; text: string }) =>
-  db
-    .insertInto('notification_texts')
-    .values(p)
-    .onConflict((conflict) =>
-      conflict.column('notification_id').doUpdateSet((eb) => ({ text: eb.ref('excluded.text'), environment_id: eb.ref('excluded.environment_id') })),
-    ),
+const insertKeptTexts = new ReusableInsert('notification_texts', (insert) =>
+  insert.onConflict((conflict) =>
+    conflict.column('notification_id').doUpdateSet((eb) => ({ text: eb.ref('excluded.text'), environment_id: eb.ref('excluded.environment_id') })),
+  ),
 );
 
 /** By the primary key, as `notificationOwners`. */
