@@ -837,7 +837,6 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0029_notification_texts': {
-    // notification_tenths: see notificationTenths below (SQLite; empty on PostgreSQL).
     // GET /v1/notifications (issue 24): an event whose jobs have all ended keeps the text its list entry is written as
     // (notification_texts), so a page reads one value per event instead of its jobs and their execution details, and
     // parses and re-serialises nothing. The worker writes it when the event's last step ends (keepText in
@@ -847,14 +846,6 @@ const migrations: Record<string, Migration> = {
     // reading an event and keeping its text in one transaction cannot miss a concurrent write. PostgreSQL keeps the
     // table empty (no triggers): there a delete by a concurrent transaction cannot see an uncommitted text.
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('notification_tenths')
-        .addColumn('environment_id', 'text', (c) => c.notNull())
-        .addColumn('bucket', 'text', (c) => c.notNull())
-        .addColumn('n', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('notification_tenths_pk', ['environment_id', 'bucket'])
-        .modifyEnd(db.getExecutor().adapter instanceof PostgresAdapter ? sql`` : sql`without rowid`)
-        .execute();
       await db.schema
         .createTable('notification_texts')
         .addColumn('notification_id', 'text', (c) => c.primaryKey())
@@ -873,37 +864,9 @@ const migrations: Record<string, Migration> = {
       }
       await sql`create trigger notification_texts_event_update after update on notifications begin ${forget('old', 'id')} ${forget('new', 'id')} end`.execute(db);
       await sql`create trigger notification_texts_event_delete after delete on notifications begin ${forget('old', 'id')} end`.execute(db);
-      await notificationTenths(db);
     },
   },
 };
-
-/**
- * SQLite: the events per environment and tenth of a second of created_at (its first 21 characters), kept by triggers
- * as 0027 keeps the seconds. A deep page found in a dense second skipped the rest of its offset by walking that
- * second's index entries (up to its size: ~1,000 on average at 2,000 events a second); the tenths of that one second
- * narrow the walk to a tenth of it (sqliteSeekPage).
- */
-async function notificationTenths(db: Kysely<any>): Promise<void> {
-  await sql`
-    insert into notification_tenths (environment_id, bucket, n)
-    select environment_id, substr(created_at, 1, 21), count(*) from notifications group by 1, 2
-  `.execute(db);
-  const counted = (row: 'new' | 'old') => sql.raw(`environment_id = ${row}.environment_id and bucket = substr(${row}.created_at, 1, 21)`);
-  const add = sql`
-    insert into notification_tenths (environment_id, bucket, n) values (new.environment_id, substr(new.created_at, 1, 21), 1)
-      on conflict (environment_id, bucket) do update set n = n + 1;`;
-  const remove = sql`
-    update notification_tenths set n = n - 1 where ${counted('old')};
-    delete from notification_tenths where ${counted('old')} and n <= 0;`;
-  await sql`create trigger notification_tenths_insert after insert on notifications begin ${add} end`.execute(db);
-  await sql`create trigger notification_tenths_delete after delete on notifications begin ${remove} end`.execute(db);
-  await sql`
-    create trigger notification_tenths_move after update of environment_id, created_at on notifications
-    when old.environment_id is not new.environment_id or substr(old.created_at, 1, 21) is not substr(new.created_at, 1, 21)
-    begin ${remove} ${add} end
-  `.execute(db);
-}
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */
 function notificationBucketsTable(db: Kysely<any>) {

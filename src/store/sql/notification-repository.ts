@@ -365,11 +365,6 @@ const BUCKET_END = '\u007f';
  * offset 1,000: 133 and 162; offset 10,000: 389 and 211).
  */
 export const SQLITE_SEEK_FROM_OFFSET = 2000;
-/**
- * From how many events left to skip in the second found sqliteSeekPage reads that second's tenths (a statement of up
- * to 10 rows, ~5 µs) rather than walking them all (~50-80 ns an entry).
- */
-const TENTHS_FROM_WALK = 100;
 /** Seconds sqliteSeekPage reads per statement. */
 const SECONDS_PER_READ = 32;
 /**
@@ -399,18 +394,6 @@ function sqliteSeekPage(
   const page = (before: string, skipped: number) =>
     timeBoundedPage.compile(db, 'sqlite', { ...p, before, offset: p.offset - skipped }) as CompiledQuery<NotificationRow>;
   return snapshot.readTogether((read) => {
-    // The page in `second`, below `skipped` events: below the tenth of that second where the running count passes the
-    // offset (notification_tenths), walking only the rest of the offset in that tenth.
-    const inSecond = (second: string, skipped: number) => {
-      if (p.offset - skipped < TENTHS_FROM_WALK) return page(second + BUCKET_END, skipped);
-      const tenths = read(tenthsOf.compile(db, 'sqlite', { environmentId: p.environmentId, from: second, below: second + BUCKET_END }) as CompiledQuery<{ bucket: string; n: number }>);
-      let above = skipped;
-      for (const { bucket, n } of tenths) {
-        if (above + Number(n) > p.offset) return page(bucket + BUCKET_END, above);
-        above += Number(n);
-      }
-      return page(second + BUCKET_END, skipped);
-    };
     const [above] = read(rowsFrom.compile(db, 'sqlite', { environmentId: p.environmentId, from: p.before, below: top + BUCKET_END }) as CompiledQuery<{ n: number }>);
     let skipped = -Number(above?.n ?? 0);
     let below = top + BUCKET_END;
@@ -419,7 +402,7 @@ function sqliteSeekPage(
       const buckets = read(bucketsBelow.compile(db, 'sqlite', { environmentId: p.environmentId, below, floor, limit: SECONDS_PER_READ }) as CompiledQuery<{ bucket: string; n: number }>);
       for (const { bucket, n } of buckets) {
         // In `before`'s second the page is read below `before` itself: nothing above that bound is in the bounds.
-        if (skipped + Number(n) > p.offset) return read(bucket === top ? page(p.before, 0) : inSecond(bucket, skipped));
+        if (skipped + Number(n) > p.offset) return read(bucket === top ? page(p.before, 0) : page(bucket + BUCKET_END, skipped));
         skipped += Number(n);
       }
       // Every event in the bounds is above the offset: past the end.
@@ -430,17 +413,6 @@ function sqliteSeekPage(
     }
   });
 }
-
-/** The tenths of a second of an environment's events in [from, below), newest first, with their counts. */
-const tenthsOf = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>
-  db
-    .selectFrom('notification_tenths')
-    .select(['bucket', 'n'])
-    .where('environment_id', '=', p.environmentId)
-    .where('bucket', '>=', p.from)
-    .where('bucket', '<', p.below)
-    .orderBy('bucket', 'desc'),
-);
 
 /** How many of an environment's events lie in [from, below): sqliteSeekPage's rows of `before`'s second not listed. */
 const rowsFrom = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>

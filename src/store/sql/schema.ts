@@ -252,13 +252,6 @@ export interface NotificationBucketsTable {
   n: number;
 }
 
-/** Events per environment and tenth of a second of created_at (bucket: its first 21 characters); SQLite only (0029). */
-export interface NotificationTenthsTable {
-  environment_id: string;
-  bucket: string;
-  n: number;
-}
-
 /**
  * The list entry of an event whose jobs have all ended, as GET /v1/notifications writes it (migration 0029; SQLite
  * only): written by the worker, deleted by triggers on any later write to the event, its jobs or their details.
@@ -397,7 +390,6 @@ export interface Database {
   message_counters: MessageCountersTable;
   notification_buckets: NotificationBucketsTable;
   notification_texts: NotificationTextsTable;
-  notification_tenths: NotificationTenthsTable;
   provider_reports: ProviderReportsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;
