@@ -339,12 +339,15 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 });
 
 /**
- * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: from 1,000, where walking
- * the index (a heap visit per entry without a fresh visibility map) costs more than the seek (a page at offset
- * ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought; at 270 a second: 32 ms and 4.3 ms).
- * SQLite does not run this statement (its CTEs cost ~250 µs whatever the offset) but sqliteSeekPage.
+ * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: every page but the first.
+ * Session 12 started at 1,000, where walking the index (a heap visit per entry without a fresh visibility map) costs
+ * more than the seek (a page at offset ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought). Below
+ * it, on a table without statistics (autovacuum off or not yet run: bench:http's case) PostgreSQL estimated ~20 rows
+ * for the environment and, for any offset past that, read every event of it with a bitmap scan and sorted them all:
+ * 8-16 ms a page at 8,000 events, growing with them (pages 1-99: the p99 of scaled-out bench:http), against ~0.2 ms
+ * sought. The first page keeps its backward index scan (no offset: the planner picks the index for a small LIMIT).
  */
-export const SEEK_FROM_OFFSET = 1000;
+export const SEEK_FROM_OFFSET = 1;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
  * skipping 8 index entries (8 shard rows), so only sparse seconds are walked. Kept
