@@ -35,6 +35,7 @@ import { WebhookPresence } from './store/sql/webhook-repository.js';
 import { webhookPresenceListener } from './usecases/webhooks/announce-endpoints-changed.js';
 import type { Metrics, Tracing } from './observability/ports.js';
 import { noopMetrics, noopTracing } from './observability/noop.js';
+import { serializeNotificationEvent } from './http/notification-page-serializer.js';
 
 /** A backstop only: announcements drop cached workflows at once. */
 const WORKFLOW_CACHE_TTL_MS = 60_000;
@@ -175,6 +176,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     tracing,
     bridge: createBridgeClient({ fetch: providers.context().fetch }),
     subscriberRevocations: remote?.subscriberRevocations ?? new LocalKeyRevocations(),
+    eventListText: serializeNotificationEvent,
   };
   deps.keyRevocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));

@@ -477,6 +477,15 @@ export interface TopicSubscription {
 
 // ---- Pagination ----------------------------------------------------------------------------------
 
+/**
+ * An event of a list page given as the text its list entry is written as, kept when its jobs had all ended
+ * (NotificationRepository.keepText), in place of the event itself.
+ */
+export interface KeptEventText {
+  _id: string;
+  keptText: string;
+}
+
 export interface Page<T> {
   data: T[];
   page: number;

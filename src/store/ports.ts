@@ -15,6 +15,7 @@ import type {
   Topic,
   TopicSubscription,
   JobStatus,
+  KeptEventText,
 } from '../domain/types.js';
 import type { Workflow } from '../domain/workflow.js';
 import type { StoredMessage } from '../domain/stored-message.js';
@@ -253,6 +254,14 @@ export interface NotificationRepository {
   list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>>;
   /** Updates the mutable parts of an event (channels, updatedAt, digested id). */
   save(event: NotificationEvent): Promise<void>;
+  /**
+   * Reads the event (with its jobs and their details) and keeps `render`'s text for it, if `render` gives one, as one
+   * step no other write comes between; any later write to the event, its jobs or their details drops the text. Does
+   * nothing where texts are not kept (PostgreSQL: a concurrent write could not drop a text not yet committed).
+   */
+  keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void>;
+  /** As `list`, but an event with a kept text comes as that text, and its document, jobs and details are not read. */
+  listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>>;
 }
 
 /** A job as stored: the spec's Job plus the ids that place it. */

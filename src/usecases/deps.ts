@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import type { NotificationEvent } from '../domain/types.js';
 import type { Config } from '../config.js';
 import type { IdempotencyStore, KeyRevocations, RateLimitStore, Store } from '../store/ports.js';
 import type { JobQueue } from '../queue/ports.js';
@@ -46,6 +47,11 @@ export interface Deps {
    * remembered tokens are dropped and their sockets disconnected at once.
    */
   subscriberRevocations: KeyRevocations;
+  /**
+   * The text `GET /v1/notifications` writes an event as in its page (src/http/notification-page-serializer.ts). When
+   * set, the worker keeps it for an event whose jobs have all ended (keepEventText), and a page writes it as it is.
+   */
+  eventListText?: (event: NotificationEvent) => string;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

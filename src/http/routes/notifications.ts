@@ -5,6 +5,7 @@ import { DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } 
 import { ListNotificationsQuery, NotificationEventSchema, NotificationParams } from '../schemas/notification.js';
 import { getNotification } from '../../usecases/notifications/get-notification.js';
 import { listNotifications } from '../../usecases/notifications/list-notifications.js';
+import { serializeNotificationPage } from '../notification-page-serializer.js';
 
 const tags = ['Notifications'];
 
@@ -23,9 +24,11 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = as
         response: { 200: PageEnvelope(NotificationEventSchema), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { page = 0, limit = 10, ...filter } = request.query;
-      return listNotifications(deps, { caller: callerOf(request), ...filter, page, limit });
+      const events = await listNotifications(deps, { caller: callerOf(request), ...filter, page, limit });
+      // Kept texts written as they are, the rest by the item schema's serializer: the bytes the response schema writes.
+      return reply.type('application/json; charset=utf-8').send(serializeNotificationPage(events));
     },
   );
 

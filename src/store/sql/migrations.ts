@@ -836,6 +836,36 @@ const migrations: Record<string, Migration> = {
       `.execute(db);
     },
   },
+  '0029_notification_texts': {
+    // GET /v1/notifications (issue 24): an event whose jobs have all ended keeps the text its list entry is written as
+    // (notification_texts), so a page reads one value per event instead of its jobs and their execution details, and
+    // parses and re-serialises nothing. The worker writes it when the event's last step ends (keepText in
+    // notification-repository.ts). Any later write to the event, its jobs or their execution details deletes it, by
+    // triggers, so every writer (delivery reports, cancels, retries, retention, hand-written SQL) invalidates it in
+    // its own transaction; the event then falls back to being assembled. SQLite only: its writes are serialised, so
+    // reading an event and keeping its text in one transaction cannot miss a concurrent write. PostgreSQL keeps the
+    // table empty (no triggers): there a delete by a concurrent transaction cannot see an uncommitted text.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('notification_texts')
+        .addColumn('notification_id', 'text', (c) => c.primaryKey())
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+      if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+      const forget = (row: 'new' | 'old', column: string) => sql.raw(`delete from notification_texts where notification_id = ${row}.${column};`);
+      for (const table of ['jobs', 'execution_details']) {
+        await sql`create trigger ${sql.raw(`notification_texts_${table}_insert`)} after insert on ${sql.table(table)} begin ${forget('new', 'notification_id')} end`.execute(db);
+        await sql`
+          create trigger ${sql.raw(`notification_texts_${table}_update`)} after update on ${sql.table(table)}
+          begin ${forget('old', 'notification_id')} ${forget('new', 'notification_id')} end
+        `.execute(db);
+        await sql`create trigger ${sql.raw(`notification_texts_${table}_delete`)} after delete on ${sql.table(table)} begin ${forget('old', 'notification_id')} end`.execute(db);
+      }
+      await sql`create trigger notification_texts_event_update after update on notifications begin ${forget('old', 'id')} ${forget('new', 'id')} end`.execute(db);
+      await sql`create trigger notification_texts_event_delete after delete on notifications begin ${forget('old', 'id')} end`.execute(db);
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-status.js';
-import type { NotificationEvent, Page } from '../../domain/types.js';
+import type { KeptEventText, NotificationEvent, Page } from '../../domain/types.js';
 import type { NotificationListFilter, NotificationOwner, NotificationRepository, StoredJob } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
 import { jobInsertStatements, loadJobsWithDetails } from './job-repository.js';
@@ -37,6 +37,8 @@ const COLUMN_FIELDS = [
 export class SqlNotificationRepository implements NotificationRepository {
   /** SQLite outside a transaction: reads that see one state together (sqliteSeekPage). */
   private readonly snapshot: SnapshotReader | undefined;
+  /** keepText's events waiting for the next turn of the event loop. */
+  private textBatch: TextBatch | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -103,14 +105,49 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   async list(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent>> {
+    return (await this.listPageOf(environmentId, filter, false)) as Page<NotificationEvent>;
+  }
+
+  async listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>> {
+    return this.listPageOf(environmentId, filter, this.options.dialect === 'sqlite');
+  }
+
+  keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void> {
+    if (this.options.dialect !== 'sqlite') return Promise.resolve();
+    if (this.db.isTransaction) return keepTexts(this.db, new Map([[id, { environmentId, render }]]));
+    // The events whose steps end in one turn of the event loop are kept together, as group commit writes them: one
+    // transaction and four statements for all of them instead of six statements each.
+    let batch = this.textBatch;
+    if (!batch) {
+      const items: TextBatch['items'] = new Map();
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.textBatch = undefined;
+        return this.db.transaction().execute((trx) => keepTexts(trx, items));
+      });
+      batch = this.textBatch = { items, done };
+    }
+    batch.items.set(id, { environmentId, render });
+    return batch.done;
+  }
+
+  private async listPageOf(environmentId: string, filter: NotificationListFilter, withTexts: boolean): Promise<Page<NotificationEvent | KeptEventText>> {
     const rows =
       filter.topicKey === undefined
         ? await this.listPage(environmentId, filter, await this.fewIndexed(environmentId, filter.status))
         : await this.listTopicPage(environmentId, filter.topicKey, filter);
     const pageRows = rows.slice(0, filter.limit);
-    const jobs = await loadJobsWithDetails(this.db, environmentId, pageRows.map((row) => row.id), this.options.dialect);
+    const texts = new Map<string, string>();
+    if (withTexts && pageRows.length > 0) {
+      const params: Record<string, string> = {};
+      pageRows.forEach((row, index) => (params[`n${index}`] = row.id));
+      for (const kept of (await keptTextsOf.execute(this.db, this.options.dialect, params)).rows) texts.set(kept.notification_id, kept.text);
+    }
+    const assembled = pageRows.filter((row) => !texts.has(row.id)).map((row) => row.id);
+    const jobs = await loadJobsWithDetails(this.db, environmentId, assembled, this.options.dialect);
     return {
       data: pageRows.map((row) => {
+        const keptText = texts.get(row.id);
+        if (keptText !== undefined) return { _id: row.id, keptText };
         const event = toEvent(row);
         event.jobs = jobs.get(row.id) ?? [];
         return event;
@@ -302,12 +339,15 @@ const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after
 });
 
 /**
- * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: from 1,000, where walking
- * the index (a heap visit per entry without a fresh visibility map) costs more than the seek (a page at offset
- * ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought; at 270 a second: 32 ms and 4.3 ms).
- * SQLite does not run this statement (its CTEs cost ~250 µs whatever the offset) but sqliteSeekPage.
+ * From which offset a page of time bounds only skips whole seconds (seekPage), on PostgreSQL: every page but the first.
+ * Session 12 started at 1,000, where walking the index (a heap visit per entry without a fresh visibility map) costs
+ * more than the seek (a page at offset ~13,500 of 27,000 events at 2,700 a second: 30 ms walked, 2.2 ms sought). Below
+ * it, on a table without statistics (autovacuum off or not yet run: bench:http's case) PostgreSQL estimated ~20 rows
+ * for the environment and, for any offset past that, read every event of it with a bitmap scan and sorted them all:
+ * 8-16 ms a page at 8,000 events, growing with them (pages 1-99: the p99 of scaled-out bench:http), against ~0.2 ms
+ * sought. The first page keeps its backward index scan (no offset: the planner picks the index for a small LIMIT).
  */
-export const SEEK_FROM_OFFSET = 1000;
+export const SEEK_FROM_OFFSET = 1;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
  * skipping 8 index entries (8 shard rows), so only sparse seconds are walked. Kept
@@ -629,6 +669,44 @@ const notificationOwners = new ReusableQuery((db, p: { environmentId: string; fi
     .select(['id', 'subscriber_id', 'transaction_id'])
     .where(environmentIs(p.environmentId))
     .where('id', 'in', p.second === undefined ? [p.first] : [p.first, p.second]),
+);
+
+interface TextBatch {
+  items: Map<string, { environmentId: string; render: (event: NotificationEvent) => string | undefined }>;
+  done: Promise<void>;
+}
+
+/**
+ * Reads the events (with their jobs and details) and keeps the texts `render` gives for them. Inside a transaction:
+ * SQLite runs no other write until it ends, so no write lands between the read and the text it keeps.
+ */
+async function keepTexts(trx: Kysely<Database>, items: TextBatch['items']): Promise<void> {
+  const ids = [...items.keys()];
+  const kept: Array<{ notification_id: string; environment_id: string; text: string }> = [];
+  for (const chunk of chunks(ids, 500)) {
+    const rows = await trx.selectFrom('notifications').selectAll().where('id', 'in', chunk).execute();
+    for (const environmentId of new Set(rows.map((row) => row.environment_id))) {
+      const ofEnvironment = rows.filter((row) => row.environment_id === environmentId && items.get(row.id)?.environmentId === environmentId);
+      const jobs = await loadJobsWithDetails(trx, environmentId, ofEnvironment.map((row) => row.id), 'sqlite');
+      for (const row of ofEnvironment) {
+        const event = toEvent(row);
+        event.jobs = jobs.get(row.id) ?? [];
+        const text = items.get(row.id)!.render(event);
+        if (text !== undefined) kept.push({ notification_id: row.id, environment_id: environmentId, text });
+      }
+    }
+  }
+  for (const batch of chunks(kept, INSERT_BATCH)) await insertKeptTexts.execute(trx, 'sqlite', batch);
+}
+
+/** The kept texts of a page's events (n0, n1, ...: the shape is their number), by the primary key. */
+const keptTextsOf = new ReusableQuery((db, p: Record<string, string>) =>
+  db.selectFrom('notification_texts').select(['notification_id', 'text']).where('notification_id', 'in', Object.values(p)),
+);
+const insertKeptTexts = new ReusableInsert('notification_texts', (insert) =>
+  insert.onConflict((conflict) =>
+    conflict.column('notification_id').doUpdateSet((eb) => ({ text: eb.ref('excluded.text'), environment_id: eb.ref('excluded.environment_id') })),
+  ),
 );
 
 /** By the primary key, as `notificationOwners`. */

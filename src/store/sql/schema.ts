@@ -252,6 +252,16 @@ export interface NotificationBucketsTable {
   n: number;
 }
 
+/**
+ * The list entry of an event whose jobs have all ended, as GET /v1/notifications writes it (migration 0029; SQLite
+ * only): written by the worker, deleted by triggers on any later write to the event, its jobs or their details.
+ */
+export interface NotificationTextsTable {
+  notification_id: string;
+  environment_id: string;
+  text: string;
+}
+
 export interface IdempotencyKeysTable {
   environment_id: string;
   key: string;
@@ -379,6 +389,7 @@ export interface Database {
   messages: MessagesTable;
   message_counters: MessageCountersTable;
   notification_buckets: NotificationBucketsTable;
+  notification_texts: NotificationTextsTable;
   provider_reports: ProviderReportsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;

@@ -25,6 +25,7 @@ import {
 } from './job-progress.js';
 import type { CustomStepRegistry, LoadedRecords, StepHandlers, StepOutcome, StepRun } from './step-context.js';
 import { bridgeStepOf, literalRenderer, prepareBridgeStep } from './bridge-step.js';
+import { keepEventText } from '../notifications/keep-event-text.js';
 
 export interface RunJobOptions {
   handlers: StepHandlers;
@@ -100,6 +101,7 @@ export async function runJob(deps: Deps, payload: RunStepPayload, options: RunJo
   };
   const followUps = TRANSACTIONAL_STEPS.has(job.type) ? await deps.store.transaction(execute) : await execute(deps.store);
   await enqueueFollowUps(deps, followUps);
+  if (followUps.length === 0) await keepEventText(deps, job);
 }
 
 /**
@@ -154,6 +156,7 @@ export async function failJob(
   observe(options, job, { workflowId: workflowIdOf(run) });
   const followUps = await applyOutcome(run, { status: 'failed', detail: failure.message, raw: failure.raw, providerId: failure.providerId });
   await enqueueFollowUps(deps, followUps);
+  if (followUps.length === 0) await keepEventText(deps, job);
 }
 
 /** The step's controls rendered for the subscriber; the raw controls only when they do not render. */

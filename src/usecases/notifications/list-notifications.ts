@@ -1,5 +1,5 @@
 import { ValidationError } from '../../domain/errors.js';
-import type { Caller, NotificationEvent, Page } from '../../domain/types.js';
+import type { Caller, KeptEventText, NotificationEvent, Page } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
 import type { NotificationListFilter } from '../../store/ports.js';
 import { validateContextKeyFilter } from '../messages/context-key-filter.js';
@@ -16,8 +16,11 @@ export interface ListNotificationsInput extends NotificationListFilter {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The environment's events newest first, each with its jobs and their execution details. */
-export async function listNotifications(deps: Deps, input: ListNotificationsInput): Promise<Page<NotificationEvent>> {
+/**
+ * The environment's events newest first, each with its jobs and their execution details; an event whose list text
+ * was kept (keepEventText) comes as that text.
+ */
+export async function listNotifications(deps: Deps, input: ListNotificationsInput): Promise<Page<NotificationEvent | KeptEventText>> {
   const { caller, after, before, contextKeys, ...filter } = input;
   const now = deps.clock.now();
   const problems: string[] = [];
@@ -29,13 +32,13 @@ export async function listNotifications(deps: Deps, input: ListNotificationsInpu
     problems.push('after must not be later than before');
   }
   if (problems.length > 0) throw new ValidationError(problems);
-  const page = await deps.store.notifications.list(caller.environmentId, {
+  const page = await deps.store.notifications.listWithTexts(caller.environmentId, {
     ...filter,
     contextKeys: validateContextKeyFilter(contextKeys),
     after: afterIso,
     before: beforeIso,
   });
-  for (const event of page.data) withPresentableJobs(event);
+  for (const event of page.data) if (!('keptText' in event)) withPresentableJobs(event);
   return page;
 }
 

@@ -1,0 +1,21 @@
+import type { StoredJob } from '../../store/ports.js';
+import type { Deps } from '../deps.js';
+import { TERMINAL_JOB_STATUSES } from '../engine/job-progress.js';
+import { withPresentableJobs } from './presentable-jobs.js';
+
+/**
+ * After a step ended with nothing left to run after it: if every job of its event has ended, keeps the event's list
+ * text (the page of GET /v1/notifications then writes it as it is, reading no jobs or details). Only an optimisation:
+ * where it cannot be kept (the store holds its writes, or keeps no texts) or fails, the page assembles the event.
+ */
+export async function keepEventText(deps: Deps, job: StoredJob): Promise<void> {
+  const render = deps.eventListText;
+  if (!render || deps.store.holdsWrites || !TERMINAL_JOB_STATUSES.has(job.status)) return;
+  try {
+    await deps.store.notifications.keepText(job._environmentId, job._notificationId, (event) =>
+      event.jobs?.length && event.jobs.every((sibling) => TERMINAL_JOB_STATUSES.has(sibling.status)) ? render(withPresentableJobs(event)) : undefined,
+    );
+  } catch (error) {
+    deps.logger.warn({ err: error, notificationId: job._notificationId }, 'the event list text could not be kept');
+  }
+}
