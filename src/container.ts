@@ -89,7 +89,7 @@ export function createLogger(config: Config): Logger {
     redact: { paths: ['req.headers.authorization', '*.credentials', '*.secretKey', '*.apiKey', '*.password'], censor: '[redacted]' },
   };
   // Readable lines at a terminal or with HERALD_LOG_FORMAT=pretty (logging.ts); JSON lines otherwise, gathered into
-  // few writes under load (gatheredLines).
+  // few writes under load (gatheredStdoutLines).
   return pino(options, usePrettyLogs(config.logFormat) ? prettyDestination() : gatheredStdoutLines()) as unknown as Logger;
 }
 
