@@ -7,6 +7,11 @@ import { INBOX_CHANGED_EVENT } from './fanout.js';
 import { inboxRoom } from './rooms.js';
 import { toRealtimeMessage } from './raw-message.js';
 
+/** PUBLISH of each (channel, message) pair of ARGV, in order; answers how many. */
+const PUBLISH_MANY = 'heraldPublishMany';
+const PUBLISH_MANY_SCRIPT = "for i = 1, #ARGV, 2 do redis.call('publish', ARGV[i], ARGV[i + 1]) end return #ARGV / 2";
+type PublishMany = Record<typeof PUBLISH_MANY, (...channelsAndMessages: Array<string | Buffer>) => Promise<number>>;
+
 /**
  * `deps.realtime` in scale-out, for API and worker processes alike: `notification_received` is emitted to the
  * subscriber's room through the Redis emitter; the counts change is a server-side emit. Publishing is fire and forget:
@@ -17,17 +22,19 @@ export class RedisRealtimeNotifier implements RealtimeNotifier {
 
   constructor(redis: Redis, key: string, private readonly logger: Logger) {
     // The emitter only publishes; a rejected publish must not become an unhandled rejection. Publishes made in the same
-    // turn of the event loop (a delivery's room emit and counts emit, and those of concurrent deliveries) go out in
-    // one pipeline: one socket write instead of one each, the largest part of a worker's CPU per round trip.
+    // turn of the event loop (a delivery's room emit and counts emit, and those of concurrent deliveries) go out as one
+    // command: one socket write instead of one each, the largest part of a worker's CPU per round trip. A script
+    // rather than a pipeline: ioredis builds each pipeline by copying every script defined on the connection (BullMQ
+    // defines dozens on this one), 3.5 % of the worker's CPU (BENCHMARKS.md, session 14).
+    if (!(PUBLISH_MANY in redis)) redis.defineCommand(PUBLISH_MANY, { numberOfKeys: 0, lua: PUBLISH_MANY_SCRIPT });
     const pending: Array<[string, string | Buffer]> = [];
     const flush = () => {
       const batch = pending.splice(0);
-      const sent = batch.length === 1 ? redis.publish(batch[0]![0], batch[0]![1]) : batch.reduce((pipeline, [channel, message]) => pipeline.publish(channel, message), redis.pipeline()).exec();
+      const sent: Promise<unknown> =
+        batch.length === 1 ? redis.publish(batch[0]![0], batch[0]![1]) : (redis as unknown as PublishMany)[PUBLISH_MANY](...batch.flat());
       // One warning per event not published, as when each was published alone.
       sent.then(
-        (results) => {
-          for (const [error] of Array.isArray(results) ? results : []) if (error) this.logger.warn({ err: error }, 'inbox event not published');
-        },
+        () => undefined,
         (error: unknown) => {
           for (let i = 0; i < batch.length; i++) this.logger.warn({ err: error }, 'inbox event not published');
         },

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../sql/schema.js';
-import { isStalePreparedStatement, preparedName, refusePrepared } from './prepared-statements.js';
+import { isStalePreparedStatement, preparedGeneration, preparedName, refusePrepared } from './prepared-statements.js';
 
 /** PostgreSQL for scale-out mode: a pooled connection; queries are the shared ones in store/sql/. */
 export function openPostgres(connectionString: string, poolSize = 10): Kysely<Database> {
@@ -30,14 +30,19 @@ export function poolUsage(db: Kysely<Database>): { inUse: number; waiting: numbe
 
 /**
  * Kysely runs every statement as `client.query(text, values)`: a text marked for preparing (store/postgres/
- * prepared-statements.ts) runs under its name instead. One refused as stale runs again unnamed, once.
+ * prepared-statements.ts) runs under its name instead, a new name after so many runs on this connection (see
+ * preparedGeneration). One refused as stale runs again unnamed, once.
  */
 function runMarkedStatementsPrepared(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const runs = new Map<string, number>();
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2 ? preparedName(text) : undefined;
-    if (name === undefined) return query(...args);
+    const marked = typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2 ? preparedName(text) : undefined;
+    if (marked === undefined) return query(...args);
+    const run = runs.get(marked) ?? 0;
+    runs.set(marked, run + 1);
+    const name = preparedGeneration(marked, run);
     return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
       if (!isStalePreparedStatement(error)) throw error;
       refusePrepared(text as string);

@@ -25,6 +25,24 @@ export function preparedName(text: string): string | undefined {
 }
 
 /**
+ * Runs of a statement on one connection after which it is prepared again, under a new name: 256, 4,096, 65,536.
+ * PostgreSQL plans a prepared statement for its values five times, then settles on a generic plan when that costs
+ * no more, and keeps it for the connection's life unless the table's statistics change. Settled while the tables were
+ * small and had no statistics (a fresh schema, autovacuum off or not yet run), that plan can read one row by an index
+ * that holds the whole environment, or scan the table: both cheapest at ten rows, and growing with every row since
+ * (BENCHMARKS.md, session 14). A new name is planned again at the tables' size of the moment; a few names per
+ * statement and connection at most.
+ */
+const GENERATION_RUNS = [256, 4096, 65_536];
+
+/** The name a marked statement runs under on its `run`-th execution (from 0) on one connection. */
+export function preparedGeneration(name: string, run: number): string {
+  let generation = 0;
+  while (generation < GENERATION_RUNS.length && run >= GENERATION_RUNS[generation]!) generation++;
+  return generation === 0 ? name : `${name}_g${generation}`;
+}
+
+/**
  * A prepared statement whose result columns changed under it (a migration while the process runs): PostgreSQL refuses
  * it ("cached plan must not change result type") without running it. Its text runs unnamed from then on.
  */

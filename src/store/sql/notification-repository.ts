@@ -98,7 +98,8 @@ export class SqlNotificationRepository implements NotificationRepository {
 
   async findOwners(environmentId: string, ids: string[]): Promise<NotificationOwner[]> {
     if (ids.length === 0) return [];
-    const rows = (await notificationOwners.execute(this.db, this.options.dialect, { environmentId, first: ids[0], second: ids[1] })).rows;
+    const query = this.options.dialect === 'postgres' ? notificationOwnersByKey : notificationOwners;
+    const rows = (await query.execute(this.db, this.options.dialect, { environmentId, first: ids[0], second: ids[1] })).rows;
     const owners = rows.map((row) => ({ id: row.id, subscriberId: row.subscriber_id, transactionId: row.transaction_id }));
     if (ids.length <= 2) return owners;
     return [...owners, ...(await this.findOwners(environmentId, ids.slice(2)))];
@@ -708,6 +709,17 @@ const insertKeptTexts = new ReusableInsert('notification_texts', (insert) =>
     conflict.column('notification_id').doUpdateSet((eb) => ({ text: eb.ref('excluded.text'), environment_id: eb.ref('excluded.environment_id') })),
   ),
 );
+/**
+ * PostgreSQL: `notificationOwners` as one lookup of one key per id. A prepared statement's generic plan made while
+ * the table was small (no statistics, under the ten-page floor the planner assumes for a table never vacuumed) priced
+ * two probes of the primary key above a sequential scan, and that connection kept scanning the whole table as it grew
+ * (BENCHMARKS.md, session 14); one probe is always cheaper than the floor's scan.
+ */
+const notificationOwnersByKey = new ReusableQuery((db, p: { environmentId: string; first: string; second?: string }) => {
+  const byId = (id: string) =>
+    db.selectFrom('notifications').select(['id', 'subscriber_id', 'transaction_id']).where(environmentIs(p.environmentId)).where('id', '=', id);
+  return p.second === undefined ? byId(p.first) : byId(p.first).unionAll(byId(p.second));
+});
 
 /** By the primary key, as `notificationOwners`. */
 const notificationById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>

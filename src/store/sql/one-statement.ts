@@ -23,10 +23,38 @@ export interface NamedStatement {
 export function oneStatement(before: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, last: CompiledQuery<unknown>): CompiledQuery<unknown> {
   if (before.length === 0) return last;
   const parameters: unknown[] = [];
+  let key = '';
+  for (const [index, statement] of before.entries()) {
+    const query = 'name' in statement ? statement.query : statement;
+    key += `${'name' in statement ? statement.name : `s${index}`}\u0000${query.sql}\u0001`;
+    for (const parameter of query.parameters) parameters.push(parameter);
+  }
+  key += last.sql;
+  for (const parameter of last.parameters) parameters.push(parameter);
+  let text = combinedTexts.get(key);
+  if (text === undefined) {
+    text = combinedText(before, last);
+    if (combinedTexts.size < MAX_COMBINED_TEXTS) combinedTexts.set(key, text);
+    // The hot write paths combine the same few shapes over and over: prepared (PostgreSQL only uses this).
+    markPrepared(text);
+  }
+  return CompiledQuery.raw(text, parameters);
+}
+
+/**
+ * The combined texts by their parts' names and texts: the hot paths combine the same few shapes (a delivery's held
+ * write is one of a handful), and renumbering the parameters of a dozen statements on every call was 4-5 % of the
+ * scaled-out worker's CPU (BENCHMARKS.md, session 14). Bounded: shapes that vary (row counts) stop being kept.
+ */
+const combinedTexts = new Map<string, string>();
+const MAX_COMBINED_TEXTS = 500;
+
+function combinedText(before: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, last: CompiledQuery<unknown>): string {
+  let offset = 0;
   const add = (query: CompiledQuery<unknown>): string => {
     if (/^\s*with\b/i.test(query.sql)) throw new Error('oneStatement: a statement with its own WITH cannot become a CTE');
-    const text = renumberParameters(query.sql, parameters.length);
-    parameters.push(...query.parameters);
+    const text = renumberParameters(query.sql, offset);
+    offset += query.parameters.length;
     return text;
   };
   const ctes = before.map((statement, index) => {
@@ -34,11 +62,7 @@ export function oneStatement(before: ReadonlyArray<CompiledQuery<unknown> | Name
     if (!/^[a-z_][a-z0-9_]*$/.test(named.name)) throw new Error(`oneStatement: invalid statement name ${named.name}`);
     return `${named.name} as (${add(named.query)})`;
   });
-  const main = add(last);
-  const text = `with ${ctes.join(', ')} ${main}`;
-  // The hot write paths combine the same few shapes over and over: prepared (PostgreSQL only uses this).
-  markPrepared(text);
-  return CompiledQuery.raw(text, parameters);
+  return `with ${ctes.join(', ')} ${add(last)}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { JobRef, TriggerRecord, TriggerRepository } from '../ports.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, TriggersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
+import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 type TriggerRow = Selectable<TriggersTable>;
@@ -136,14 +137,21 @@ function toJobRef(row: { id: string; notification_id: string; status: string; cr
 
 // The statements of the trigger path, compiled once (see ReusableQuery).
 const insertTrigger = new ReusableInsert('triggers', (query) => query.onConflict((oc) => oc.columns(['environment_id', 'transaction_id']).doNothing()));
+/**
+ * By the primary key only (see environmentIs): a prepared statement's generic plan, made by PostgreSQL while the table
+ * was small and had no statistics, could take `triggers_transaction_unique (environment_id, transaction_id)` for
+ * `environment_id = ?` and filter every trigger of the environment by id, for as long as the connection lived
+ * (BENCHMARKS.md, session 14).
+ */
 const triggerById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
-  db.selectFrom('triggers').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
+  db.selectFrom('triggers').selectAll().where(environmentIs(p.environmentId)).where('id', '=', p.id),
 );
 const setTriggerState = new ReusableQuery(
   (db, p: { state: TriggerRecord['state']; error: string | null; updatedAt: string; environmentId: string; id: string }) =>
     db
       .updateTable('triggers')
       .set({ state: p.state, error: p.error, updated_at: p.updatedAt })
-      .where('environment_id', '=', p.environmentId)
+      // By the primary key only, as triggerById.
+      .where(environmentIs(p.environmentId))
       .where('id', '=', p.id),
 );

@@ -36,4 +36,21 @@ describe('oneStatement', () => {
     expect(() => oneStatement([withClause], update)).toThrow(/own WITH/);
     expect(() => oneStatement([{ name: 'bad name', query: insertA }], update)).toThrow(/invalid statement name/);
   });
+
+  it('combines the same shapes again with new values into the same text, and other names or parts into another', () => {
+    const first = oneStatement([insertA, { name: 'inserted', query: insertB }], update);
+    const again = oneStatement(
+      [CompiledQuery.raw(insertA.sql, [2, 'uno']), { name: 'inserted', query: CompiledQuery.raw(insertB.sql, ['dos']) }],
+      CompiledQuery.raw(update.sql, [4, 'c-2']),
+    );
+    expect(again.sql).toBe(first.sql);
+    expect(again.parameters).toEqual([2, 'uno', 'dos', 4, 'c-2']);
+    // The same texts under other names, or a part moved, are other statements.
+    expect(oneStatement([insertA, { name: 'added', query: insertB }], update).sql).toContain('added as (insert into "b" ("z") values ($3)');
+    expect(oneStatement([insertB, insertA], update).sql).toBe('with s0 as (insert into "b" ("z") values ($1) returning "id"), s1 as (insert into "a" ("x", "y") values ($2, $3)) update "c" set "v" = $4 where "id" = $5');
+    // A refused combination stays refused on every call.
+    const withClause = CompiledQuery.raw('with q as (select 1) insert into "a" select * from q', []);
+    expect(() => oneStatement([withClause], update)).toThrow(/own WITH/);
+    expect(() => oneStatement([withClause], update)).toThrow(/own WITH/);
+  });
 });
