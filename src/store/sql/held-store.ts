@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import type { DomainEvent, WebhookEventBody } from '../../domain/webhooks.js';
 import type { ExecutionDetail, Message, NotificationEvent, Subscriber } from '../../domain/types.js';
 import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, SubscriberPreferenceRepository, Store, StoredJob, SubscriberRepository, TriggerRecord, TriggerRepository } from '../ports.js';
@@ -6,6 +6,7 @@ import { endedStepOf, jobInsertStatements, overviewOutcomeOf } from './job-repos
 import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { stepOutcomeStatementsForNewJob } from './overview-repository.js';
+import type { SynchronousWriter } from './snapshot-reads.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -29,7 +30,14 @@ export class HeldWrites {
   private messages = 0;
   readonly store: Store;
 
-  constructor(private readonly base: SqlStore) {
+  /**
+   * @param writer SQLite: writes what is held as one synchronous block (a savepoint and one wait for the group commit)
+   *   instead of one statement.
+   */
+  constructor(
+    private readonly base: SqlStore,
+    private readonly writer?: SynchronousWriter,
+  ) {
     const held = this;
     const notifications: NotificationRepository = Object.create(base.notifications, {
       createWithJobs: {
@@ -125,10 +133,14 @@ export class HeldWrites {
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
-        statements.push(...stepOutcomeStatementsForNewJob(endedStepOf(job, outcome)));
+        statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
       }
     }
     statements.push(...this.after);
+    if (this.writer) {
+      if (statements.length > 0) await this.writer.writeTogether((run) => runInOrder(statements, run));
+      return;
+    }
     const last = statements.pop();
     if (!last) return;
     const query = (statement: CompiledQuery<unknown> | NamedStatement) => ('name' in statement ? statement.query : statement);
@@ -155,5 +167,21 @@ export class HeldWrites {
     const entry = this.jobs.get(job._id);
     if (!entry || entry.details.length === 0) return entry?.job ?? job;
     return { ...entry.job, executionDetails: [...entry.job.executionDetails, ...entry.details] };
+  }
+}
+
+/**
+ * SQLite: the held statements one after the other; a named statement's reader (the statement after it) runs only when
+ * the named one returned rows, as it reads them on PostgreSQL (the message's counters count an inserted message).
+ */
+function runInOrder(statements: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, run: (query: CompiledQuery) => QueryResult<unknown>): void {
+  for (let i = 0; i < statements.length; i++) {
+    const statement = statements[i]!;
+    if (!('name' in statement)) {
+      run(statement);
+      continue;
+    }
+    const reader = statements[++i];
+    if (run(statement.query).rows.length > 0 && reader) run('name' in reader ? reader.query : reader);
   }
 }
