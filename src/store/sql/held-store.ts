@@ -10,14 +10,17 @@ import type { SynchronousWriter } from './snapshot-reads.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
- * PostgreSQL: the Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
+ * The Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
  * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
  * `messages.create` of a held job's message, `subscribers.create`, `events.record` and `triggers.setState` are held as
  * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); `flush`
- * writes everything in one statement, so one round trip and one commit, and each job is inserted once, in the status
- * it reached (an insert and then a status update wrote every index of `jobs` twice). Reads go to the database and do
- * not see the held writes. A write this store cannot hold in order (a save or message of a job that is not held, a
- * lock) throws, so nothing is written out of order: the caller's `work` then fails before `flush`.
+ * writes everything in one statement on PostgreSQL, so one round trip and one commit, and on SQLite as one
+ * synchronous block (`SynchronousWriter`: one savepoint, one wait for the group commit; an explicit transaction around
+ * the step instead held every other statement of the process while the step ran, BENCHMARKS.md session 13). Each job
+ * is inserted once, in the status it reached (an insert and then a status update wrote every index of `jobs` twice).
+ * Reads go to the database and do not see the held writes. A write this store cannot hold in order (a save or message
+ * of a job that is not held, a lock) throws, so nothing is written out of order: the caller's `work` then fails
+ * before `flush`.
  */
 export class HeldWrites {
   private readonly events: Array<{ event: NotificationEvent; jobs: StoredJob[] }> = [];

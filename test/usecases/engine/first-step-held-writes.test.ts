@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/domain/types.js';
 import type { EnqueueOptions } from '../../../src/queue/ports.js';
@@ -229,6 +230,44 @@ describe('processTrigger: the first step written with its event', () => {
     expect((await messagesOf(server, trigger.transactionId)).map((message) => message._subscriberId)).toEqual([existing._id]);
     const page = await server.request('GET', `/v2/subscribers?subscriberId=${encodeURIComponent(existing.subscriberId)}&limit=10`);
     expect(page.body.data.map((subscriber: any) => subscriber._id)).toEqual([existing._id]);
+  });
+
+  it('SQLite: writes the first step as one block (one savepoint, one commit, the job inserted completed, no update)', async (context) => {
+    if (server.deps.config.databaseUrl) return context.skip();
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
+    // Every statement the process runs meanwhile, as better-sqlite3 sees it (the bench's round-trip counter does the same).
+    const statements: string[] = [];
+    const statementPrototype = Object.getPrototypeOf(new BetterSqlite3(':memory:').prepare('select 1'));
+    const originals = { run: statementPrototype.run, all: statementPrototype.all, get: statementPrototype.get, exec: BetterSqlite3.prototype.exec };
+    for (const name of ['run', 'all', 'get'] as const) {
+      statementPrototype[name] = function (this: { source: string }, ...args: unknown[]) {
+        statements.push(this.source);
+        return originals[name].apply(this, args);
+      };
+    }
+    BetterSqlite3.prototype.exec = function (this: BetterSqlite3.Database, source: string) {
+      statements.push(source);
+      return originals.exec.call(this, source);
+    };
+    try {
+      await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+    } finally {
+      Object.assign(statementPrototype, { run: originals.run, all: originals.all, get: originals.get });
+      BetterSqlite3.prototype.exec = originals.exec;
+    }
+    const kinds = statements.map((text) => text.replace(/\s+/g, ' ').match(/^(savepoint|release|begin|commit|insert into "\w+"|update "\w+"|select|delete from "\w+")/)?.[0] ?? text);
+    // 17 (2026-11-26, session 14): reads of the trigger, the workflow (this server has no workflow cache), the subscriber,
+    // the event id's owners and the preferences, then begin, savepoint, the event, its job (completed), its three execution details (one insert), the two overview
+    // counts, the message, its counters, the trigger's state, release, commit. Before: 21 with three savepoint pairs,
+    // the job inserted queued and updated, its details in two inserts, the trigger's state in a commit of its own.
+    expect(kinds.filter((kind) => kind !== 'select')).toEqual([
+      'begin', 'savepoint', 'insert into "notifications"', 'insert into "jobs"', 'insert into "execution_details"',
+      'insert into "overview_counts"', 'insert into "overview_latency"', 'insert into "messages"', 'insert into "message_counters"',
+      'update "triggers"', 'release', 'commit',
+    ]);
+    expect(kinds.filter((kind) => kind === 'select').length).toBeLessThanOrEqual(5);
+    expect((await eventsOf(server, trigger.transactionId))[0].jobs.map((job: any) => job.status)).toEqual(['completed']);
   });
 
   it('writes the event with its first step queued, and queues it, when the step could not run at once', async () => {
