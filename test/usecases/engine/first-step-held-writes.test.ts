@@ -257,10 +257,11 @@ describe('processTrigger: the first step written with its event', () => {
       BetterSqlite3.prototype.exec = originals.exec;
     }
     const kinds = statements.map((text) => text.replace(/\s+/g, ' ').match(/^(savepoint|release|begin|commit|insert into "\w+"|update "\w+"|select|delete from "\w+")/)?.[0] ?? text);
-    // 17 (2026-11-26, session 14): reads of the trigger, the workflow (this server has no workflow cache), the subscriber,
-    // the event id's owners and the preferences, then begin, savepoint, the event, its job (completed), its three execution details (one insert), the two overview
-    // counts, the message, its counters, the trigger's state, release, commit. Before: 21 with three savepoint pairs,
-    // the job inserted queued and updated, its details in two inserts, the trigger's state in a commit of its own.
+    // 17 (2026-11-26, session 14): reads of the trigger, the workflow (this server has no workflow cache), the
+    // subscriber, the event id's owners and the preferences, then begin, savepoint, the event, its job (completed), its
+    // three execution details (one insert), the two overview counts, the message, its counters, the trigger's state,
+    // release, commit. Before: 24 writes and execs (four commits, three savepoint pairs, the job inserted queued then
+    // updated, its details in two inserts, the trigger's state in a commit of its own).
     expect(kinds.filter((kind) => kind !== 'select')).toEqual([
       'begin', 'savepoint', 'insert into "notifications"', 'insert into "jobs"', 'insert into "execution_details"',
       'insert into "overview_counts"', 'insert into "overview_latency"', 'insert into "messages"', 'insert into "message_counters"',
