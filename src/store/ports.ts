@@ -756,15 +756,16 @@ export interface Store {
    * together once `work` has returned: `notifications.createWithJobs`, then `jobs.save` of those jobs (the job is
    * inserted in the status it reached), `messages.create` of one of their messages, `subscribers.create` (a
    * subscriberId created meanwhile elsewhere fails the write; `save` is not held), `events.record` and
-   * `triggers.setState`. PostgreSQL writes them in one statement: one round trip, one commit, all or nothing; nothing
-   * is written when `work` throws. Reads inside `work` do not see held writes; a write the store cannot hold (another
-   * job's save or message, a lock) throws. Where writes cannot be held (SQLite, or inside a transaction) `work`
-   * gets this store and its writes run at once. Anything that announces a held write (realtime, queue adds) must wait
-   * until `batch` has returned.
+   * `triggers.setState`. PostgreSQL writes them in one statement: one round trip, one commit, all or nothing; SQLite
+   * as one synchronous block (a savepoint, one group commit), which no other statement can interleave with and which
+   * holds none up; nothing is written when `work` throws. Reads inside `work` do not see held writes; a write the store
+   * cannot hold (another job's save or message, a lock) throws. Where writes cannot be held (inside a transaction)
+   * `work` gets this store and its writes run at once. Anything that announces a held write (realtime, queue adds)
+   * must wait until `batch` has returned.
    */
   batch<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**
-   * True for the Store `batch` gives `work` when it holds the writes (PostgreSQL): until `batch` returns, nothing is
+   * True for the Store `batch` gives `work` when it holds the writes: until `batch` returns, nothing is
    * written, so what counts a write must wait too (held-effects.ts). False where `work`'s writes run at once.
    */
   readonly holdsWrites: boolean;

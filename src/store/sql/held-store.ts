@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import type { DomainEvent, WebhookEventBody } from '../../domain/webhooks.js';
 import type { ExecutionDetail, Message, NotificationEvent, Subscriber } from '../../domain/types.js';
 import type { EventOutbox, JobRepository, MessageRepository, NotificationRepository, SubscriberPreferenceRepository, Store, StoredJob, SubscriberRepository, TriggerRecord, TriggerRepository } from '../ports.js';
@@ -6,17 +6,21 @@ import { endedStepOf, jobInsertStatements, overviewOutcomeOf } from './job-repos
 import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { stepOutcomeStatementsForNewJob } from './overview-repository.js';
+import type { SynchronousWriter } from './snapshot-reads.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
- * PostgreSQL: the Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
+ * The Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
  * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
  * `messages.create` of a held job's message, `subscribers.create`, `events.record` and `triggers.setState` are held as
  * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); `flush`
- * writes everything in one statement, so one round trip and one commit, and each job is inserted once, in the status
- * it reached (an insert and then a status update wrote every index of `jobs` twice). Reads go to the database and do
- * not see the held writes. A write this store cannot hold in order (a save or message of a job that is not held, a
- * lock) throws, so nothing is written out of order: the caller's `work` then fails before `flush`.
+ * writes everything in one statement on PostgreSQL, so one round trip and one commit, and on SQLite as one
+ * synchronous block (`SynchronousWriter`: one savepoint, one wait for the group commit; an explicit transaction around
+ * the step instead held every other statement of the process while the step ran, BENCHMARKS.md session 13). Each job
+ * is inserted once, in the status it reached (an insert and then a status update wrote every index of `jobs` twice).
+ * Reads go to the database and do not see the held writes. A write this store cannot hold in order (a save or message
+ * of a job that is not held, a lock) throws, so nothing is written out of order: the caller's `work` then fails
+ * before `flush`.
  */
 export class HeldWrites {
   private readonly events: Array<{ event: NotificationEvent; jobs: StoredJob[] }> = [];
@@ -29,7 +33,14 @@ export class HeldWrites {
   private messages = 0;
   readonly store: Store;
 
-  constructor(private readonly base: SqlStore) {
+  /**
+   * @param writer SQLite: writes what is held as one synchronous block (a savepoint and one wait for the group commit)
+   *   instead of one statement.
+   */
+  constructor(
+    private readonly base: SqlStore,
+    private readonly writer?: SynchronousWriter,
+  ) {
     const held = this;
     const notifications: NotificationRepository = Object.create(base.notifications, {
       createWithJobs: {
@@ -125,10 +136,14 @@ export class HeldWrites {
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
-        statements.push(...stepOutcomeStatementsForNewJob(endedStepOf(job, outcome)));
+        statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
       }
     }
     statements.push(...this.after);
+    if (this.writer) {
+      if (statements.length > 0) await this.writer.writeTogether((run) => runInOrder(statements, run));
+      return;
+    }
     const last = statements.pop();
     if (!last) return;
     const query = (statement: CompiledQuery<unknown> | NamedStatement) => ('name' in statement ? statement.query : statement);
@@ -155,5 +170,21 @@ export class HeldWrites {
     const entry = this.jobs.get(job._id);
     if (!entry || entry.details.length === 0) return entry?.job ?? job;
     return { ...entry.job, executionDetails: [...entry.job.executionDetails, ...entry.details] };
+  }
+}
+
+/**
+ * SQLite: the held statements one after the other; a named statement's reader (the statement after it) runs only when
+ * the named one returned rows, as it reads them on PostgreSQL (the message's counters count an inserted message).
+ */
+function runInOrder(statements: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, run: (query: CompiledQuery) => QueryResult<unknown>): void {
+  for (let i = 0; i < statements.length; i++) {
+    const statement = statements[i]!;
+    if (!('name' in statement)) {
+      run(statement);
+      continue;
+    }
+    const reader = statements[++i];
+    if (run(statement.query).rows.length > 0 && reader) run('name' in reader ? reader.query : reader);
   }
 }

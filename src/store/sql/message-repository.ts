@@ -533,8 +533,9 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   /**
-   * PostgreSQL: a new message's insert (named `inserted`, nothing when the job has its message) and its counters'
-   * upsert, which adds only when `inserted` has a row; combined by `oneStatement`, the insert before the upsert.
+   * A new message's insert (named `inserted`, nothing when the job has its message) and its counters' upsert, which
+   * adds only when `inserted` has a row: PostgreSQL combines them by `oneStatement`, the insert before the upsert (which
+   * reads `inserted`); SQLite runs the upsert only when the insert returned its row (see HeldWrites).
    */
   async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown> }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
@@ -544,6 +545,8 @@ export class SqlMessageRepository implements MessageRepository {
   private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown> } {
     const deltas = new MessageCounterDeltas(this.options.dialect);
     deltas.add(row, 1);
+    const inserted = { name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) };
+    if (this.options.dialect !== 'postgres') return { inserted, counters: upsertCounters.compile(this.db, this.options.dialect, deltas.take()) };
     const counters: Record<string, unknown> = {};
     deltas.take().forEach((counter, index) => {
       counters[`environment${index}`] = counter.environment_id;
@@ -551,10 +554,7 @@ export class SqlMessageRepository implements MessageRepository {
       counters[`shard${index}`] = counter.shard;
       counters[`count${index}`] = counter.count;
     });
-    return {
-      inserted: { name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) },
-      counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters),
-    };
+    return { inserted, counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters) };
   }
 
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */

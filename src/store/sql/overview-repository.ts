@@ -41,12 +41,18 @@ export async function recordStepOutcome(
   dialect: SqlStoreOptions['dialect'],
   step: EndedStep,
 ): Promise<void> {
+  for (const statement of stepOutcomeStatements(db, dialect, step)) await db.executeQuery(statement);
+}
+
+/** The upserts of `recordStepOutcome`, not executed. */
+function stepOutcomeStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], step: EndedStep): CompiledQuery<unknown>[] {
   const hour = hourOf(step.endedAt);
   const shard = shardOf(dialect, step.jobId);
-  await addOutcomeCount.execute(db, dialect, [{ environment_id: step.environmentId, hour, channel: step.channel, provider_id: step.providerId, workflow_id: step.workflowId, outcome: step.outcome, shard, count: 1 }]);
-  if (step.outcome !== 'sent') return;
+  const statements = [addOutcomeCount.compile(db, dialect, [{ environment_id: step.environmentId, hour, channel: step.channel, provider_id: step.providerId, workflow_id: step.workflowId, outcome: step.outcome, shard, count: 1 }])];
+  if (step.outcome !== 'sent') return statements;
   const latencyMs = Math.max(0, Date.parse(step.endedAt) - Date.parse(step.createdAt));
-  await addLatencyCount.execute(db, dialect, [{ environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard, count: 1 }]);
+  statements.push(addLatencyCount.compile(db, dialect, [{ environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard, count: 1 }]));
+  return statements;
 }
 
 // Once per delivery, compiled once (see ReusableInsert).
@@ -90,12 +96,12 @@ export function stepOutcomeStatementsFromMoved(
 }
 
 /**
- * PostgreSQL: the counts of a step that reaches its final status in the statement that inserts its job (held writes,
+ * The counts of a step that reaches its final status in the write that inserts its job (held writes,
  * `SqlStore.batch`): added unconditionally, since a new job's row cannot have been counted before (were the job's id
- * taken, the insert would fail and the statement with it).
+ * taken, the insert would fail and the write with it). PostgreSQL: statements to combine into one (`oneStatement`).
  */
-export function stepOutcomeStatementsForNewJob(step: EndedStep): CompiledQuery<unknown>[] {
-  return stepOutcomeStatementsFromMoved(step, '');
+export function stepOutcomeStatementsForNewJob(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], step: EndedStep): CompiledQuery<unknown>[] {
+  return dialect === 'postgres' ? stepOutcomeStatementsFromMoved(step, '') : stepOutcomeStatements(db, dialect, step);
 }
 
 /** An in-app message became read/seen (+1) or not (−1): counted in the hour the message was created. */

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 
 /**
  * Runs several reads as one synchronous block on the embedded database's single connection: nothing else runs between
@@ -10,12 +10,27 @@ export interface SnapshotReader {
   readTogether<T>(work: (read: <R>(query: CompiledQuery<R>) => R[]) => T): Promise<T>;
 }
 
-const readers = new WeakMap<Kysely<any>, SnapshotReader>();
+/**
+ * The same for writes: several statements as one synchronous block, all or nothing, durable when the promise resolves
+ * (the embedded store's held writes, `SqlStore.batch`). Nothing else runs between them, yet nothing waits for them
+ * either: unlike a transaction, the block never spans an await.
+ */
+export interface SynchronousWriter {
+  /** Waits for any explicit transaction to end, then runs `work` at once; `run` executes one statement. */
+  writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T>;
+}
 
-export function registerSnapshotReader(db: Kysely<any>, reader: SnapshotReader): void {
+const readers = new WeakMap<Kysely<any>, SnapshotReader & Partial<SynchronousWriter>>();
+
+export function registerSnapshotReader(db: Kysely<any>, reader: SnapshotReader & Partial<SynchronousWriter>): void {
   readers.set(db, reader);
 }
 
 export function snapshotReaderOf(db: Kysely<any>): SnapshotReader | undefined {
   return readers.get(db);
+}
+
+export function synchronousWriterOf(db: Kysely<any>): SynchronousWriter | undefined {
+  const writer = readers.get(db);
+  return writer?.writeTogether ? (writer as SynchronousWriter) : undefined;
 }

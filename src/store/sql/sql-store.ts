@@ -21,6 +21,7 @@ import { SqlBridgeRepository } from './bridge-repository.js';
 import { SqlRetentionRepository } from './retention-repository.js';
 import { SqlOverviewRepository } from './overview-repository.js';
 import { HeldWrites } from './held-store.js';
+import { synchronousWriterOf } from './snapshot-reads.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -104,8 +105,11 @@ export class SqlStore implements Store {
   readonly holdsWrites = false;
 
   async batch<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    if (this.options.dialect !== 'postgres' || this.inTransaction) return work(this);
-    const held = new HeldWrites(this);
+    if (this.inTransaction) return work(this);
+    // SQLite: held and written as one synchronous block (where the database offers one: not a transaction's).
+    const writer = this.options.dialect === 'sqlite' ? synchronousWriterOf(this.db) : undefined;
+    if (this.options.dialect !== 'postgres' && !writer) return work(this);
+    const held = new HeldWrites(this, writer);
     const result = await work(held.store);
     await held.flush();
     return result;

@@ -96,6 +96,32 @@ export class GroupCommitSqliteDriver implements Driver {
     return work(<R>(query: CompiledQuery<R>) => readRows(this.sqlite.prepare(query.sql), query.parameters as unknown[]) as R[]);
   }
 
+  /**
+   * SynchronousWriter: several writes with nothing in between, all or nothing (a savepoint inside the shared
+   * transaction), then one wait for the shared commit. Unlike an explicit transaction it never holds other statements
+   * across an await: `work` runs to its end before anything else can. Waits first for an explicit transaction to end.
+   */
+  async writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> {
+    while (this.explicit) await this.explicitEnded!.promise;
+    this.openGroup();
+    const group = this.group!;
+    this.sqlite.exec('savepoint herald_together');
+    let result: T;
+    try {
+      result = work((query) => this.run(this.sqlite.prepare(query.sql), query.parameters as unknown[]));
+      this.sqlite.exec('release herald_together');
+    } catch (error) {
+      // An error that ended the shared transaction (I/O) has already failed the group's waiters (see `run`).
+      if (this.sqlite.inTransaction) {
+        this.sqlite.exec('rollback to herald_together');
+        this.sqlite.exec('release herald_together');
+      }
+      throw error;
+    }
+    await group.join();
+    return result;
+  }
+
   /** Runs one statement for `connection` (see the class comment for when it waits). */
   async execute(connection: GroupCommitConnection, query: CompiledQuery): Promise<QueryResult<unknown>> {
     // Checked and acted on without an await in between: a transaction may begin at any await.

@@ -18,7 +18,8 @@ export interface HeldEffects {
  * realtime event about them, must not leave the process before they are written, and what counts them (deliveries,
  * finished step runs) must not count a write that then fails: its job runs again and counts it then. These deps keep
  * such calls and `release` makes them afterwards. Counts are held only where the store holds the writes: where they
- * run at once (SQLite), a count dropped with a later failure would never be made, the rerun finding the write done.
+ * run at once (inside a transaction), a count dropped with a later failure would never be made, the rerun finding
+ * the write done.
  */
 export function holdEffects(deps: Deps): HeldEffects {
   const held: Array<() => Promise<void> | void> = [];

@@ -77,7 +77,7 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
 
 /**
  * One recipient, its first step run here: the event, its jobs and what the step records are written together
- * (Store.batch: on PostgreSQL one statement, each job inserted in the status it reached), with the trigger marked
+ * (Store.batch: one statement on PostgreSQL, one synchronous block on SQLite, each job inserted in the status it reached), with the trigger marked
  * processed in the same write when nothing is left to queue. Realtime events, queue adds and counts (metrics) the step
  * asked for wait until the write is durable. A crash before it leaves the trigger `accepted` and nothing of its event written (the
  * rerun starts again); after it, the event is complete or its next step is queued in the database, and a rerun of this

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
+import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
 
 interface TestDb {
   items: { id: string; value: number };
@@ -16,6 +16,7 @@ describe('GroupCommitSqliteDriver', () => {
   let sqlite: BetterSqlite3.Database;
   let db: Kysely<TestDb>;
   let other: BetterSqlite3.Database;
+  let driver: GroupCommitSqliteDriver;
   let commits: number;
 
   beforeEach(async () => {
@@ -28,7 +29,8 @@ describe('GroupCommitSqliteDriver', () => {
       if (source === 'commit') commits++;
       return exec(source);
     }) as typeof sqlite.exec;
-    db = new Kysely<TestDb>({ dialect: groupCommitSqliteDialect(sqlite) });
+    driver = new GroupCommitSqliteDriver(sqlite);
+    db = new Kysely<TestDb>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
     await sql`create table items (id text primary key, value integer not null)`.execute(db);
     other = new BetterSqlite3(join(dir, 'test.sqlite'), { readonly: true });
     commits = 0;
@@ -124,6 +126,58 @@ describe('GroupCommitSqliteDriver', () => {
     await expect(write).rejects.toThrow('closed before these writes were committed');
     await expect(transaction).rejects.toThrow();
     expect(durableIds()).toEqual([]);
+  });
+
+  const compiledInsert = (id: string, value = 1) => db.insertInto('items').values({ id, value }).compile();
+
+  it('writes a block of statements with nothing in between, in the shared commit, and resolves once it is durable', async () => {
+    const order: string[] = [];
+    const outside = insert('outside').then(() => order.push('outside durable'));
+    const block = driver.writeTogether((run) => {
+      run(compiledInsert('w1'));
+      // Nothing else runs inside the block: the other flow's statement, started first, is still on its way.
+      order.push(`block sees ${(run(db.selectFrom('items').select('id').orderBy('id').compile()).rows as Array<{ id: string }>).map((row) => row.id).join(',')}`);
+      run(compiledInsert('w2'));
+      return 'done';
+    });
+    expect(await block).toBe('done');
+    expect(durableIds()).toEqual(['outside', 'w1', 'w2']);
+    await outside;
+    expect(order).toEqual(['block sees w1', 'outside durable']);
+    expect(commits).toBe(1);
+  });
+
+  it('writes nothing of a block whose statement fails, and keeps the writes of other flows in the same commit', async () => {
+    await insert('dup');
+    const before = insert('before');
+    const failing = driver.writeTogether((run) => {
+      run(compiledInsert('w1'));
+      run(compiledInsert('dup'));
+    });
+    const after = insert('after');
+    await expect(failing).rejects.toThrow(/UNIQUE/);
+    await Promise.all([before, after]);
+    expect(durableIds()).toEqual(['after', 'before', 'dup']);
+    // The connection is usable afterwards, in and out of blocks.
+    await driver.writeTogether((run) => run(compiledInsert('w3')));
+    expect(durableIds()).toEqual(['after', 'before', 'dup', 'w3']);
+  });
+
+  it('waits for an open explicit transaction before it writes', async () => {
+    const order: string[] = [];
+    let block: Promise<unknown> = Promise.resolve();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 'in-tx', value: 1 }).execute();
+      block = driver.writeTogether((run) => {
+        order.push('block');
+        return run(compiledInsert('w1'));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      order.push('tx ends');
+    });
+    await block;
+    expect(order).toEqual(['tx ends', 'block']);
+    expect(durableIds()).toEqual(['in-tx', 'w1']);
   });
 
   it('commits pending writes when the database is closed', async () => {

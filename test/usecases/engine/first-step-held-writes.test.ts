@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/domain/types.js';
 import type { EnqueueOptions } from '../../../src/queue/ports.js';
@@ -12,14 +13,14 @@ import { createDispatcher, stepHandlers } from '../../../src/worker/dispatch.js'
 import { noopMetrics } from '../../../src/observability/noop.js';
 import type { Metrics } from '../../../src/observability/ports.js';
 import type { Store } from '../../../src/store/ports.js';
-import { insertSubscriber, scopeOf, type Scope } from '../../helpers/factories.js';
+import { buildNotificationEvent, buildSubscriber, insertNotificationEvent, insertSubscriber, scopeOf, type Scope } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { createWorkflow, detailTexts, eventsOf, messagesOf } from '../../worker/engine-helpers.js';
 
 /**
  * A trigger's first step run with the trigger (the dispatcher's runFirstStep): its event, its jobs and what the step
- * records are written together (Store.batch; on PostgreSQL one statement), and what announces them (realtime, queue
- * adds) waits until they are written. Runs against SQLite and, with HERALD_TEST_MODE=scaleout, PostgreSQL.
+ * records are written together (Store.batch: on PostgreSQL one statement, on SQLite one synchronous block), and what
+ * announces them (realtime, queue adds) waits until they are written. Runs against SQLite and, with HERALD_TEST_MODE=scaleout, PostgreSQL.
  */
 describe('processTrigger: the first step written with its event', () => {
   let server: TestServer;
@@ -166,8 +167,7 @@ describe('processTrigger: the first step written with its event', () => {
       jobFinished: (type, status) => void counted.push(`job ${type} ${status}`),
     };
     // The first job's batches fail at their write (both: processTrigger tries once more itself, in case the
-    // subscriber it was creating had been created meanwhile): on PostgreSQL nothing is written (the flush never
-    // runs); SQLite has written as it went.
+    // subscriber it was creating had been created meanwhile): nothing is written (the flush never runs).
     let failWrites = 2;
     const store: Store = Object.create(server.deps.store, {
       batch: {
@@ -188,12 +188,11 @@ describe('processTrigger: the first step written with its event', () => {
     await expect(dispatch(job(1))).rejects.toThrow('write failed');
     await dispatch(job(2));
 
-    // (In what order depends on the mode: SQLite counts the step's write when it is made, before the failure.)
     expect(counted.sort()).toEqual(['delivery in_app novu sent', 'job in_app completed', 'job process-trigger completed', 'job process-trigger retry']);
     expect(await messagesOf(server, trigger.transactionId)).toHaveLength(1);
   });
 
-  it('creates a subscriber the trigger names for the first time, with its event (on PostgreSQL in the same write)', async () => {
+  it('creates a subscriber the trigger names for the first time, with its event, in the same write', async () => {
     counter += 1;
     const subscriberId = `held-new-${counter}`;
     const trigger = await acceptedTrigger('held-one', subscriberId);
@@ -233,6 +232,45 @@ describe('processTrigger: the first step written with its event', () => {
     expect(page.body.data.map((subscriber: any) => subscriber._id)).toEqual([existing._id]);
   });
 
+  it('SQLite: writes the first step as one block (one savepoint, one commit, the job inserted completed, no update)', async (context) => {
+    if (server.deps.config.databaseUrl) return context.skip();
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
+    // Every statement the process runs meanwhile, as better-sqlite3 sees it (the bench's round-trip counter does the same).
+    const statements: string[] = [];
+    const statementPrototype = Object.getPrototypeOf(new BetterSqlite3(':memory:').prepare('select 1'));
+    const originals = { run: statementPrototype.run, all: statementPrototype.all, get: statementPrototype.get, exec: BetterSqlite3.prototype.exec };
+    for (const name of ['run', 'all', 'get'] as const) {
+      statementPrototype[name] = function (this: { source: string }, ...args: unknown[]) {
+        statements.push(this.source);
+        return originals[name].apply(this, args);
+      };
+    }
+    BetterSqlite3.prototype.exec = function (this: BetterSqlite3.Database, source: string) {
+      statements.push(source);
+      return originals.exec.call(this, source);
+    };
+    try {
+      await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+    } finally {
+      Object.assign(statementPrototype, { run: originals.run, all: originals.all, get: originals.get });
+      BetterSqlite3.prototype.exec = originals.exec;
+    }
+    const kinds = statements.map((text) => text.replace(/\s+/g, ' ').match(/^(savepoint|release|begin|commit|insert into "\w+"|update "\w+"|select|delete from "\w+")/)?.[0] ?? text);
+    // 17 (2026-11-26, session 14): reads of the trigger, the workflow (this server has no workflow cache), the
+    // subscriber, the event id's owners and the preferences, then begin, savepoint, the event, its job (completed), its
+    // three execution details (one insert), the two overview counts, the message, its counters, the trigger's state,
+    // release, commit. Before: 24 writes and execs (four commits, three savepoint pairs, the job inserted queued then
+    // updated, its details in two inserts, the trigger's state in a commit of its own).
+    expect(kinds.filter((kind) => kind !== 'select')).toEqual([
+      'begin', 'savepoint', 'insert into "notifications"', 'insert into "jobs"', 'insert into "execution_details"',
+      'insert into "overview_counts"', 'insert into "overview_latency"', 'insert into "messages"', 'insert into "message_counters"',
+      'update "triggers"', 'release', 'commit',
+    ]);
+    expect(kinds.filter((kind) => kind === 'select').length).toBeLessThanOrEqual(5);
+    expect((await eventsOf(server, trigger.transactionId))[0].jobs.map((job: any) => job.status)).toEqual(['completed']);
+  });
+
   it('writes the event with its first step queued, and queues it, when the step could not run at once', async () => {
     const subscriber = await insertSubscriber(server.deps.store, scope);
     const trigger = await acceptedTrigger('held-one', subscriber.subscriberId);
@@ -259,7 +297,7 @@ describe('Store.batch', () => {
     await server?.close();
   });
 
-  it('writes nothing of a batch whose work fails on PostgreSQL (SQLite writes at once)', async () => {
+  it('writes nothing of a batch whose work fails', async () => {
     const subscriber = await insertSubscriber(server.deps.store, scope);
     const now = new Date().toISOString();
     const trigger: TriggerRecord = {
@@ -274,7 +312,6 @@ describe('Store.batch', () => {
       updatedAt: now,
     };
     await server.deps.store.triggers.create(trigger);
-    const postgres = Boolean(server.deps.config.databaseUrl);
     let seenInside: string | undefined;
     await expect(
       server.deps.store.batch(async (store) => {
@@ -284,7 +321,27 @@ describe('Store.batch', () => {
       }),
     ).rejects.toThrow('step failed');
     const after = (await server.deps.store.triggers.get(trigger.environmentId, trigger._id))?.state;
-    expect([seenInside, after]).toEqual(postgres ? ['accepted', 'accepted'] : ['processed', 'processed']);
+    expect([seenInside, after]).toEqual(['accepted', 'accepted']);
     await expect(server.deps.store.batch(async (store) => store.lockKey('x'))).rejects.toThrow();
+  });
+
+  it('writes nothing of a batch whose write fails partway: a new subscriber, then an event whose id is taken', async () => {
+    const subscriber = await insertSubscriber(server.deps.store, scope);
+    const taken = await insertNotificationEvent(server.deps.store, subscriber);
+    const fresh = buildSubscriber(scope);
+    const { event, jobs } = buildNotificationEvent(subscriber, { _id: taken._id, transactionId: 'batch-partway' });
+    await expect(
+      server.deps.store.batch(async (store) => {
+        await store.subscribers.create(fresh);
+        await store.notifications.createWithJobs(event, jobs);
+      }),
+    ).rejects.toThrow();
+    expect(await server.deps.store.subscribers.findBySubscriberId(scope.environmentId, fresh.subscriberId)).toBeUndefined();
+    expect(await eventsOf(server, 'batch-partway')).toEqual([]);
+    // The database goes on: the same batch without the conflict is written.
+    await server.deps.store.batch(async (store) => {
+      await store.subscribers.create(fresh);
+    });
+    expect((await server.deps.store.subscribers.findBySubscriberId(scope.environmentId, fresh.subscriberId))?._id).toBe(fresh._id);
   });
 });
