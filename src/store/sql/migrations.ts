@@ -836,6 +836,14 @@ const migrations: Record<string, Migration> = {
       `.execute(db);
     },
   },
+  '0028_message_list_text': {
+    // Each message's text as GET /v1/messages writes it, less its subscriber (issue 24): written with every message
+    // write, so a list page reads one value per message instead of fifteen columns and a JSON document to take apart.
+    // Messages written before stay NULL and are written from their columns and document, as before.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('messages').addColumn('list_text', 'text').execute();
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */
