@@ -1,21 +1,14 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { messagePageSchemaSerializer } from '../helpers/message-page.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageOf, type ListedMessage, type StoredMessage } from '../../src/domain/stored-message.js';
 import type { Message, Page, Subscriber } from '../../src/domain/types.js';
 import { jsonFields, readJsonFields } from '../../src/http/json-fields.js';
 import { messageListText, serializeMessagePage } from '../../src/http/message-page-serializer.js';
-import { PageEnvelope } from '../../src/http/schemas/common.js';
-import { MessageSchema } from '../../src/http/schemas/message.js';
 import { insertMessage, insertSubscriber, scopeOf } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-/** The route's serializer before the fast path: fast-json-stringify over the response schema, as Fastify compiles it. */
-const schemaSerializer = SerializerSelector()({}, undefined)({
-  schema: PageEnvelope(MessageSchema, { totalCount: true }),
-  method: 'GET',
-  url: '/v1/messages',
-  httpStatus: '200',
-} as never) as (page: unknown) => string;
+const schemaSerializer = messagePageSchemaSerializer;
 
 const reference = (page: Page<StoredMessage>) => schemaSerializer({ ...page, data: page.data.map(messageOf) });
 

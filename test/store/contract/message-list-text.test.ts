@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { messagePageSchemaSerializer } from '../../helpers/message-page.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Message, Subscriber } from '../../../src/domain/types.js';
 import { messageListText, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
-import { PageEnvelope } from '../../../src/http/schemas/common.js';
-import { MessageSchema } from '../../../src/http/schemas/message.js';
 import type { MessageListFilter, Store } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
@@ -22,12 +20,7 @@ const implementations = [
   { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: openTestPostgres },
 ];
 
-const schemaSerializer = SerializerSelector()({}, undefined)({
-  schema: PageEnvelope(MessageSchema, { totalCount: true }),
-  method: 'GET',
-  url: '/v1/messages',
-  httpStatus: '200',
-} as never) as (page: unknown) => string;
+const schemaSerializer = messagePageSchemaSerializer;
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
 
