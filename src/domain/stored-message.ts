@@ -36,6 +36,31 @@ export interface StoredMessage {
   subscriber?: Subscriber;
 }
 
+/**
+ * A message of a `GET /v1/messages` page as the store reads it: its stored response text when it has one (see
+ * `MessageText`), otherwise its columns and document.
+ */
+export interface ListedMessage {
+  /** The internal id of its subscriber, whose record the page looks up. */
+  subscriberRecordId: string;
+  /** The message's list text (`MessageText`), for rows that have one. */
+  text?: string;
+  /** The stored message, for rows without a text. */
+  stored?: StoredMessage;
+  /** The subscriber record, when the caller looked it up. */
+  subscriber?: Subscriber;
+}
+
+/**
+ * Writes a stored message's list text: the message as `GET /v1/messages` writes it, with every field but its
+ * subscriber, and MESSAGE_TEXT_SUBSCRIBER where the subscriber record goes. The store keeps it with the message and
+ * rewrites it on every write of the message (issue 24). Undefined when it cannot write one: the row then has none.
+ */
+export type MessageText = (stored: StoredMessage) => string | undefined;
+
+/** Where a list text takes the subscriber record: a character that compact JSON never holds raw (it is escaped). */
+export const MESSAGE_TEXT_SUBSCRIBER = '\u0001';
+
 /** Document fields that read as a default when the document lacks them or holds null (messageOf's `??=`). */
 export const DOCUMENT_DEFAULTS: Readonly<Partial<Record<keyof Message, unknown>>> = Object.freeze({ cta: Object.freeze({}) });
 

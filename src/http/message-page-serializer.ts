@@ -1,6 +1,6 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { DOCUMENT_DEFAULTS, messageOf, type StoredMessage } from '../domain/stored-message.js';
+import { DOCUMENT_DEFAULTS, MESSAGE_TEXT_SUBSCRIBER, messageOf, type ListedMessage, type StoredMessage } from '../domain/stored-message.js';
 import type { Page, Subscriber } from '../domain/types.js';
 import { PageEnvelope } from './schemas/common.js';
 import { MessageSchema } from './schemas/message.js';
@@ -23,15 +23,41 @@ import { readJsonFields } from './json-fields.js';
  * Each subscriber record is written once per page (a subscriber's page repeats it on every message). A document this
  * cannot read (not compact JSON) is parsed, and its message written by the whole-message serializer.
  */
-export function serializeMessagePage(page: Page<StoredMessage>): string {
+export function serializeMessagePage(page: Page<ListedMessage>): string {
   const writer = new PageWriter();
   const envelope = envelopeAround(page);
   let json = envelope.head;
   for (let index = 0; index < page.data.length; index++) {
     if (index > 0) json += ',';
-    json += writer.message(page.data[index]!);
+    const listed = page.data[index]!;
+    const text = listed.text;
+    if (text === undefined) {
+      json += writer.message(listed.stored!, listed.subscriber, false);
+      continue;
+    }
+    // A stored list text (messageListText): only the subscriber record goes in.
+    const at = text.indexOf(MESSAGE_TEXT_SUBSCRIBER);
+    if (at < 0) throw new Error('message serializer: a list text without its subscriber mark');
+    json += text.slice(0, at);
+    if (listed.subscriber !== undefined) json += SUBSCRIBER_KEY + writer.subscriber(listed.subscriber);
+    json += text.slice(at + 1);
   }
   return json + envelope.tail;
+}
+
+/**
+ * A stored message's list text (MessageText): what serializeMessagePage writes for it, less its subscriber record,
+ * with MESSAGE_TEXT_SUBSCRIBER in its place. Written by the same code as a page, so a page from texts is byte for byte
+ * a page from the columns. Undefined for a message it cannot write so (a document this cannot read or holding a copy of
+ * its subscriber, a value its schema refuses): the list then writes it from the columns.
+ */
+export function messageListText(stored: StoredMessage): string | undefined {
+  try {
+    return new PageWriter().message(stored, undefined, true);
+  } catch {
+    // A value its schema cannot write: the message is written as before, and its list page refuses it as before.
+    return undefined;
+  }
 }
 
 type ValueSerializer = (value: unknown) => string;
@@ -125,13 +151,14 @@ const serializeSubscriber = propertySerializer('subscriber', SUBSCRIBER_PROPERTY
 const serializeWholeMessage = serializerOf(MessageSchema);
 const serializeEnvelope = serializerOf(PageEnvelope(MessageSchema, { totalCount: true }));
 const EMPTY_DATA = '"data":[]';
+const SUBSCRIBER_KEY = ',"subscriber":';
 
 /**
  * The page's envelope as its schema writes it with no messages, split inside its empty `data` array: wherever the
  * schema puts `data`, the messages go there. (Inside a JSON string every `"` is escaped, so the unescaped key found is
  * the envelope's own.)
  */
-function envelopeAround(page: Page<StoredMessage>): { head: string; tail: string } {
+function envelopeAround(page: Page<unknown>): { head: string; tail: string } {
   const text = serializeEnvelope({ ...page, data: [] });
   const at = text.indexOf(EMPTY_DATA);
   if (at < 0) throw new Error('message serializer: unexpected page envelope');
@@ -170,10 +197,15 @@ class PageWriter {
   private readonly fields: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
   private readonly known: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
 
-  message(stored: StoredMessage): string {
+  /** The message's text; with `forText`, its list text (messageListText), or undefined when its document is unreadable. */
+  message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: true): string | undefined;
+  message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: false): string;
+  message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: boolean): string | undefined {
     const fields = this.fields;
     fields.fill(undefined);
-    if (stored.document && !readJsonFields(stored.document, PLAN_SLOTS, fields, this.known)) return serializeWholeMessage(messageOf(stored));
+    if (stored.document && !readJsonFields(stored.document, PLAN_SLOTS, fields, this.known)) {
+      return forText ? undefined : serializeWholeMessage(messageOf(subscriber === undefined ? stored : { ...stored, subscriber }));
+    }
     const columns = stored.columns as unknown as Record<string, unknown>;
     let json = '';
     for (let slot = 0; slot < MESSAGE_PLAN.length; slot++) {
@@ -181,8 +213,13 @@ class PageWriter {
       let text: string | undefined;
       if (plan.source === 'column' && columns[plan.name] !== undefined) {
         text = fromColumn(plan, columns[plan.name]);
-      } else if (plan.source === 'subscriber' && stored.subscriber !== undefined) {
-        text = this.subscriber(stored.subscriber);
+      } else if (plan.source === 'subscriber' && forText) {
+        // A document holding a copy of its subscriber (older rows) is written from it when the lookup finds none.
+        if (fields[slot] !== undefined) return undefined;
+        json += MESSAGE_TEXT_SUBSCRIBER;
+        continue;
+      } else if (plan.source === 'subscriber' && subscriber !== undefined) {
+        text = this.subscriber(subscriber);
       } else {
         const raw = fields[slot];
         if (plan.defaultText !== undefined && (raw === undefined || raw === 'null')) text = plan.defaultText;
@@ -193,7 +230,7 @@ class PageWriter {
     return json + '}';
   }
 
-  private subscriber(subscriber: Subscriber): string {
+  subscriber(subscriber: Subscriber): string {
     let text = this.subscribers.get(subscriber);
     if (text === undefined) {
       text = serializeSubscriber(subscriber);

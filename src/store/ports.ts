@@ -18,7 +18,7 @@ import type {
   KeptEventText,
 } from '../domain/types.js';
 import type { Workflow } from '../domain/workflow.js';
-import type { StoredMessage } from '../domain/stored-message.js';
+import type { ListedMessage } from '../domain/stored-message.js';
 import type { UserRole } from '../domain/types.js';
 import type { ApiKeyInfo, AuditEntry, DashboardSessionRecord, OneTimeToken, OneTimeTokenKind, StoredUser } from '../domain/dashboard.js';
 import type { GlobalPreference, WorkflowPreference } from '../domain/preferences.js';
@@ -151,8 +151,11 @@ export interface MessageRepository {
   findByJobId(environmentId: string, jobId: string): Promise<Message | undefined>;
   /** Newest first, non-deleted; always returns totalCount. */
   list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>>;
-  /** The same page as `list`, each message with its document left as the stored JSON text (see StoredMessage). */
-  listStored(environmentId: string, filter: MessageListFilter): Promise<Page<StoredMessage>>;
+  /**
+   * The same page as `list` in its stored form (see ListedMessage): each message's list text when it has one, else
+   * its columns with the document left as the stored JSON text.
+   */
+  listStored(environmentId: string, filter: MessageListFilter): Promise<Page<ListedMessage>>;
   /** The subscriber's non-deleted in-app messages among `ids`. */
   findInAppForSubscriber(environmentId: string, subscriberInternalId: string, ids: string[]): Promise<Message[]>;
   /** Applies a mark-as to the given ids; returns the updated messages in the order of `ids`. */

@@ -1,23 +1,30 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { messagePageSchemaSerializer } from '../helpers/message-page.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageOf, type StoredMessage } from '../../src/domain/stored-message.js';
+import { messageOf, type ListedMessage, type StoredMessage } from '../../src/domain/stored-message.js';
 import type { Message, Page, Subscriber } from '../../src/domain/types.js';
 import { jsonFields, readJsonFields } from '../../src/http/json-fields.js';
-import { serializeMessagePage } from '../../src/http/message-page-serializer.js';
-import { PageEnvelope } from '../../src/http/schemas/common.js';
-import { MessageSchema } from '../../src/http/schemas/message.js';
+import { messageListText, serializeMessagePage } from '../../src/http/message-page-serializer.js';
 import { insertMessage, insertSubscriber, scopeOf } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-/** The route's serializer before the fast path: fast-json-stringify over the response schema, as Fastify compiles it. */
-const schemaSerializer = SerializerSelector()({}, undefined)({
-  schema: PageEnvelope(MessageSchema, { totalCount: true }),
-  method: 'GET',
-  url: '/v1/messages',
-  httpStatus: '200',
-} as never) as (page: unknown) => string;
+const schemaSerializer = messagePageSchemaSerializer;
 
 const reference = (page: Page<StoredMessage>) => schemaSerializer({ ...page, data: page.data.map(messageOf) });
+
+/**
+ * The page as the store lists it: each message with its list text (as written with the message, without its
+ * subscriber), or, with `texts` false or for a message without one, its columns and document.
+ */
+function listed(page: Page<StoredMessage>, texts: boolean): Page<ListedMessage> {
+  return {
+    ...page,
+    data: page.data.map(({ subscriber, ...stored }) => {
+      const text = texts ? messageListText(stored) : undefined;
+      return { subscriberRecordId: stored.columns._subscriberId, ...(subscriber ? { subscriber } : {}), ...(text !== undefined ? { text } : { stored }) };
+    }),
+  };
+}
 
 /** A small deterministic random source, so a failure names a reproducible case. */
 function randomSource(seed: number) {
@@ -152,6 +159,8 @@ describe('serializeMessagePage', () => {
   it('writes the bytes of the schema serializer over varied stored messages', () => {
     let written = 0;
     let refused = 0;
+    let texts = 0;
+    let others = 0;
     for (let seed = 1; seed <= 1000; seed++) {
       const r = randomSource(seed);
       const subscribers = [randomSubscriber(r, 'sub000000000000000000001'), randomSubscriber(r, 'sub000000000000000000002')];
@@ -162,20 +171,40 @@ describe('serializeMessagePage', () => {
         hasMore: r.chance(0.5),
         totalCount: Math.floor(r.next() * 100),
       };
+      const fromTexts = listed(page, true);
+      texts += fromTexts.data.filter((message) => message.text !== undefined).length;
+      others += fromTexts.data.filter((message) => message.text === undefined).length;
       let expected: string;
       try {
         expected = reference(page);
       } catch {
         // A value the schema cannot write (a number for a nullable string): both refuse the page (a 500).
-        expect(() => serializeMessagePage(page), `seed ${seed}`).toThrow();
+        expect(() => serializeMessagePage(listed(page, false)), `seed ${seed}`).toThrow();
+        expect(() => serializeMessagePage(fromTexts), `seed ${seed}`).toThrow();
         refused++;
         continue;
       }
-      expect(serializeMessagePage(page), `seed ${seed}`).toBe(expected);
+      expect(serializeMessagePage(listed(page, false)), `seed ${seed}`).toBe(expected);
+      expect(serializeMessagePage(fromTexts), `seed ${seed} (list texts)`).toBe(expected);
       written++;
     }
     expect(written).toBeGreaterThan(500);
     expect(refused).toBeGreaterThan(0);
+    // Most messages have a list text; the others (unreadable documents, stored subscriber copies, refused values) none.
+    expect(texts).toBeGreaterThan(2000);
+    expect(others).toBeGreaterThan(100);
+  });
+
+  it('puts the subscriber record where the list text marks it, and nothing without one', () => {
+    const r = randomSource(11);
+    const subscriber = randomSubscriber(r, 'sub000000000000000000001');
+    const stored = { ...randomStored(r, 0, [subscriber]), document: JSON.stringify({ templateIdentifier: 'w', payload: { a: 1 } }) };
+    const text = messageListText(stored)!;
+    expect(text.split('\u0001')).toHaveLength(2);
+    for (const withSubscriber of [true, false]) {
+      const page = { data: [{ ...stored, ...(withSubscriber ? { subscriber } : { subscriber: undefined }) }], page: 0, pageSize: 10, hasMore: false, totalCount: 1 };
+      expect(serializeMessagePage(listed(page, true))).toBe(reference(page));
+    }
   });
 
   it('writes one subscriber record object once per page and reuses the text', () => {
@@ -188,7 +217,8 @@ describe('serializeMessagePage', () => {
       hasMore: false,
       totalCount: 10,
     };
-    expect(serializeMessagePage(page)).toBe(reference(page));
+    expect(serializeMessagePage(listed(page, false))).toBe(reference(page));
+    expect(serializeMessagePage(listed(page, true))).toBe(reference(page));
   });
 
   it('matches JSON.stringify on every string the serializer escapes', () => {

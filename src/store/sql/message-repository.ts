@@ -1,8 +1,8 @@
-import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { hasDocumentConditions, matchesDocumentConditions, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
 import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
-import { messageOf, type MessageColumnFields, type StoredMessage } from '../../domain/stored-message.js';
+import { messageOf, type ListedMessage, type MessageColumnFields, type MessageText, type StoredMessage } from '../../domain/stored-message.js';
 import type { InboxBadgeCounts, InboxCursor, InboxPage, MessageListFilter, MessageRepository } from '../ports.js';
 import { fromFlag, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
@@ -30,9 +30,6 @@ type MessageDocumentRow = Pick<MessageRow, (typeof MESSAGE_DOCUMENT_COLUMNS)[num
 const MESSAGE_PAGE_COLUMNS = MESSAGE_DOCUMENT_COLUMNS.filter(
   (column): column is Exclude<(typeof MESSAGE_DOCUMENT_COLUMNS)[number], 'environment_id' | 'deleted'> => column !== 'environment_id' && column !== 'deleted',
 );
-/** A page row; `total_count`, the page's counter read by the same statement, when the filter has a counter scope. */
-type MessagePageRow = Omit<MessageDocumentRow, 'environment_id' | 'deleted'> & { total_count?: number | string | null };
-
 /** Rows per multi-row INSERT: 18 columns each stays well under the databases' bound-parameter limits. */
 const INSERT_BATCH = 200;
 
@@ -66,7 +63,7 @@ export class SqlMessageRepository implements MessageRepository {
 
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
-    const row = toRow(message, externalSubscriberId);
+    const row = this.toRow(message, externalSubscriberId);
     const created =
       this.options.dialect === 'postgres' && row.deleted === 0
         ? await this.insertCountedAsOneStatement(row)
@@ -87,7 +84,7 @@ export class SqlMessageRepository implements MessageRepository {
     const rows = messages.map((message) => {
       const externalId = message.subscriber?.subscriberId ?? externalIds.get(message._subscriberId);
       if (externalId === undefined) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
-      return toRow(message, externalId);
+      return this.toRow(message, externalId);
     });
     await this.withTransaction((db) => this.insertCounted(db, rows));
   }
@@ -118,16 +115,46 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>> {
-    const page = await this.listStored(environmentId, filter);
-    return { ...page, data: page.data.map(messageOf) };
+    const { rows, ...page } = await this.page(environmentId, filter, messagePage);
+    return { ...page, data: rows.map((row) => messageOf(toStored(row, environmentId, 0))) };
   }
 
   /**
-   * With a counter scope (every filter but transaction ids, read and seen), the page's statement also reads the
-   * counter, as a scalar subquery evaluated once (SQLite and PostgreSQL alike): one statement per page instead of two,
-   * on PostgreSQL one round trip fewer. A page past the end has no row to carry it, so the counter is then read alone.
+   * The page as its list texts (migration 0028): one value per message and its subscriber's id, instead of fifteen
+   * columns. Messages without a text (written before 0028, or by a store without a writer) are read by id from their
+   * columns, in a second statement that only such pages make.
    */
-  async listStored(environmentId: string, filter: MessageListFilter): Promise<Page<StoredMessage>> {
+  async listStored(environmentId: string, filter: MessageListFilter): Promise<Page<ListedMessage>> {
+    const { rows, ...page } = await this.page(environmentId, filter, messageTextPage);
+    const data: ListedMessage[] = [];
+    let legacy: Map<string, ListedMessage> | undefined;
+    for (const row of rows) {
+      if (row.list_text !== null) {
+        data.push({ subscriberRecordId: row.subscriber_id, text: row.list_text });
+        continue;
+      }
+      const listed: ListedMessage = { subscriberRecordId: row.subscriber_id };
+      (legacy ??= new Map()).set(row.legacy_id!, listed);
+      data.push(listed);
+    }
+    if (legacy === undefined) return { ...page, data };
+    const found = await this.db.selectFrom('messages').select(MESSAGE_PAGE_COLUMNS).where('environment_id', '=', environmentId).where('id', 'in', [...legacy.keys()]).execute();
+    for (const row of found) legacy.get(row.id)!.stored = toStored(row, environmentId, 0);
+    // A message deleted (or its environment's data swept) between the two statements is left out of the page.
+    return { ...page, data: data.filter((listed) => listed.text !== undefined || listed.stored !== undefined) };
+  }
+
+  /**
+   * A list page's rows (at most `limit`) in the columns of `query`, with hasMore and totalCount. With a counter scope
+   * (every filter but transaction ids, read and seen), the page's statement also reads the counter, as a scalar
+   * subquery evaluated once (SQLite and PostgreSQL alike): one statement per page instead of two, on PostgreSQL one
+   * round trip fewer. A page past the end has no row to carry it, so the counter is then read alone.
+   */
+  private async page<R extends object>(
+    environmentId: string,
+    filter: MessageListFilter,
+    query: MessagePageQuery<R>,
+  ): Promise<Omit<Page<unknown>, 'data'> & { rows: R[] }> {
     const where = (eb: ExpressionBuilder<Database, 'messages'>) => {
       const conditions = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
       if (filter.channel !== undefined) conditions.push(eb('channel', '=', filter.channel));
@@ -141,18 +168,17 @@ export class SqlMessageRepository implements MessageRepository {
       return eb.and(conditions);
     };
     const scope = counterScopeOf(filter);
-    const rows: MessagePageRow[] =
+    const rows = (
       filter.transactionIds !== undefined && filter.transactionIds.length > 0
-        ? await this.db
-            .selectFrom('messages')
-            .select(MESSAGE_PAGE_COLUMNS)
+        ? await query
+            .select(this.db.selectFrom('messages'))
             .where(where)
             .orderBy('created_at', 'desc')
             .orderBy('id', 'desc')
             .limit(filter.limit + 1)
             .offset(filter.page * filter.limit)
             .execute()
-        : ((await messagePage.execute(this.db, this.options.dialect, {
+        : (await query.statement.execute(this.db, this.options.dialect, {
             environmentId,
             channel: filter.channel,
             subscriberId: filter.subscriberId,
@@ -162,17 +188,16 @@ export class SqlMessageRepository implements MessageRepository {
             limit: filter.limit + 1,
             offset: filter.page * filter.limit,
             scope,
-          })).rows as MessagePageRow[]);
+          })).rows
+    ) as Array<R & { total_count?: number | string | null }>;
     const count =
       scope === undefined
         ? await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow()
         : rows.length > 0
           ? { n: rows[0]!.total_count }
           : ((await messageCounter.execute(this.db, this.options.dialect, { environmentId, scope })).rows[0] as { n: number | string | null } | undefined) ?? { n: 0 };
-    const data: StoredMessage[] = [];
-    for (let index = 0; index < rows.length && index < filter.limit; index++) data.push(toStored(rows[index]!, environmentId, 0));
     return {
-      data,
+      rows: rows.length > filter.limit ? rows.slice(0, filter.limit) : rows,
       page: filter.page,
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
@@ -221,7 +246,7 @@ export class SqlMessageRepository implements MessageRepository {
    * columns still hold what was read, so the counters move from exactly the state it replaced.
    */
   async save(message: Message): Promise<void> {
-    const row = toRow(message, '');
+    const row = this.toRow(message, '');
     await this.withTransaction(async (db) => {
       for (;;) {
         const previous = await db
@@ -241,6 +266,7 @@ export class SqlMessageRepository implements MessageRepository {
             context_keys_norm: row.context_keys_norm,
             deleted: row.deleted,
             document: row.document,
+            list_text: row.list_text,
             updated_at: row.updated_at,
             // A retried send has the new vendor id; reports name the message by it.
             ...(row.provider_message_id ? { provider_message_id: row.provider_message_id } : {}),
@@ -408,8 +434,8 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   async saveInboxState(message: Message): Promise<boolean> {
-    const row = toRow(message, '');
-    return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, archived: row.archived, snoozed_until: row.snoozed_until, document: row.document, updated_at: row.updated_at });
+    const row = this.toRow(message, '');
+    return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, archived: row.archived, snoozed_until: row.snoozed_until, document: row.document, list_text: row.list_text, updated_at: row.updated_at });
   }
 
   /** The subscriber's matching non-deleted in-app rows, newest first, after the cursor; the data filter is not applied. */
@@ -464,8 +490,8 @@ export class SqlMessageRepository implements MessageRepository {
 
   /** Mark-as changes only flags and dates, none of the counted columns; a message deleted meanwhile is left alone. */
   private async saveReadState(message: Message): Promise<boolean> {
-    const row = toRow(message, '');
-    return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, document: row.document, updated_at: row.updated_at });
+    const row = this.toRow(message, '');
+    return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, document: row.document, list_text: row.list_text, updated_at: row.updated_at });
   }
 
   /**
@@ -539,7 +565,7 @@ export class SqlMessageRepository implements MessageRepository {
    */
   async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown> }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
-    return this.countedInsertStatements(toRow(message, externalSubscriberId));
+    return this.countedInsertStatements(this.toRow(message, externalSubscriberId));
   }
 
   private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown> } {
@@ -558,6 +584,11 @@ export class SqlMessageRepository implements MessageRepository {
   }
 
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
+  /** The row of a message write; every write of a message row rewrites its list text (or clears it, without a writer). */
+  private toRow(message: Message, externalSubscriberId: string): MessageRow {
+    return toRow(message, externalSubscriberId, this.options.messageText);
+  }
+
   private withTransaction<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.isTransaction ? work(this.db) : this.db.transaction().execute(work);
   }
@@ -647,30 +678,32 @@ const messageByJobId = new ReusableQuery((db, p: { environmentId: string; jobId:
   db.selectFrom('messages').selectAll().where('environment_id', '=', p.environmentId).where('job_id', '=', p.jobId),
 );
 /**
- * The message list's page and its counter, compiled once per filter shape (building them with Kysely on every list
- * request was about a twentieth of the API's CPU on a list page). A transactionId filter (a list of any length) is
- * built per request instead. The page reads only the columns a Message is made from.
+ * A message list page in one set of columns: `select` adds them to a query of messages, `statement` is the page and
+ * its counter compiled once per filter shape (building them with Kysely on every list request was about a twentieth
+ * of the API's CPU on a list page). A transactionId filter (a list of any length) is built per request instead.
  */
-const messagePage = new ReusableQuery(
-  (
-    db,
-    p: {
-      environmentId: string;
-      channel?: string;
-      subscriberId?: string;
-      contextKeysNorm?: string;
-      read?: number;
-      seen?: number;
-      limit: number;
-      offset: number;
-      /** The counter scope whose count each row carries as total_count (see listStored). */
-      scope?: string;
-    },
-  ) => {
+interface MessagePageQuery<R> {
+  select(query: SelectQueryBuilder<Database, 'messages', object>): SelectQueryBuilder<Database, 'messages', R>;
+  statement: ReusableQuery<MessagePageParams>;
+}
+
+interface MessagePageParams extends Record<string, unknown> {
+  environmentId: string;
+  channel?: string;
+  subscriberId?: string;
+  contextKeysNorm?: string;
+  read?: number;
+  seen?: number;
+  limit: number;
+  offset: number;
+  /** The counter scope whose count each row carries as total_count (see SqlMessageRepository.page). */
+  scope?: string;
+}
+
+function messagePageQuery<R>(select: MessagePageQuery<R>['select']): MessagePageQuery<R> {
+  const statement = new ReusableQuery((db, p: MessagePageParams) => {
     const scope = p.scope;
-    let query = db
-      .selectFrom('messages')
-      .select(MESSAGE_PAGE_COLUMNS)
+    let query = select(db.selectFrom('messages'))
       .$if(scope !== undefined, (page) =>
         page.select((eb) =>
           eb
@@ -689,7 +722,15 @@ const messagePage = new ReusableQuery(
     if (p.read !== undefined) query = query.where('read', '=', p.read);
     if (p.seen !== undefined) query = query.where('seen', '=', p.seen);
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset);
-  },
+  });
+  return { select, statement };
+}
+
+/** The page as Messages: the columns a Message is made from. */
+const messagePage = messagePageQuery((query) => query.select(MESSAGE_PAGE_COLUMNS));
+/** The page as list texts; the id only of a row without one (see listStored). */
+const messageTextPage = messagePageQuery((query) =>
+  query.select(['list_text', 'subscriber_id', sql<string | null>`case when list_text is null then id end`.as('legacy_id')]),
 );
 const messageCounter = new ReusableQuery((db, p: { environmentId: string; scope: string }) =>
   db
@@ -744,10 +785,10 @@ export function applyMarkAs(message: Message, markAs: MarkAs, at: string): Messa
   return next;
 }
 
-function toRow(message: Message, externalSubscriberId: string): MessageRow {
+function toRow(message: Message, externalSubscriberId: string, messageText: MessageText | undefined): MessageRow {
   const document: Record<string, unknown> = { ...message };
   for (const field of COLUMN_FIELDS) delete document[field];
-  return {
+  const row: MessageRow = {
     id: message._id,
     environment_id: message._environmentId,
     organization_id: message._organizationId,
@@ -772,7 +813,11 @@ function toRow(message: Message, externalSubscriberId: string): MessageRow {
     tags: tagsColumn(message.tags),
     // Undefined when unset: the insert leaves undefined columns out, so such rows keep their cached statement.
     provider_message_id: message.identifier || undefined,
+    list_text: null,
   };
+  // The list text of the row as the list reads it back (toStored), so a page from texts is the page from the columns.
+  if (messageText) row.list_text = messageText(toStored(row, row.environment_id, row.deleted)) ?? null;
+  return row;
 }
 
 /** LIKE's wildcards and its escape character, escaped with a backslash. */

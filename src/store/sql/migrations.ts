@@ -836,6 +836,14 @@ const migrations: Record<string, Migration> = {
       `.execute(db);
     },
   },
+  '0028_message_list_text': {
+    // Each message's text as GET /v1/messages writes it, less its subscriber (issue 24): written with every message
+    // write, so a list page reads one value per message instead of fifteen columns and a JSON document to take apart.
+    // Messages written before stay NULL and are written from their columns and document, as before.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('messages').addColumn('list_text', 'text').execute();
+    },
+  },
   '0029_notification_texts': {
     // GET /v1/notifications (issue 24): an event whose jobs have all ended keeps the text its list entry is written as
     // (notification_texts), so a page reads one value per event instead of its jobs and their execution details, and

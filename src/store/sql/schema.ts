@@ -215,6 +215,12 @@ export interface MessagesTable {
   tags?: string;
   /** The vendor's message id (the document's `identifier`), for provider delivery reports (migration 0021). */
   provider_message_id?: string | null;
+  /**
+   * The message as GET /v1/messages writes it, less its subscriber (U+0001 marks where the subscriber record goes),
+   * rewritten by every write of the row (migration 0028); NULL for rows written before, or by a store without a
+   * writer (SqlStoreOptions.messageText), which the list writes from the columns and document instead.
+   */
+  list_text?: string | null;
   created_at: string;
   updated_at: string;
 }

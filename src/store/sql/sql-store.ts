@@ -6,6 +6,7 @@ import { SqlTenancyRepository } from './tenancy-repository.js';
 import { SqlIntegrationRepository } from './integration-repository.js';
 import { SqlSubscriberRepository } from './subscriber-repository.js';
 import { SqlMessageRepository } from './message-repository.js';
+import type { MessageText } from '../../domain/stored-message.js';
 import { SqlNotificationRepository } from './notification-repository.js';
 import { SqlJobRepository } from './job-repository.js';
 import type { WorkflowCache } from './workflow-cache.js';
@@ -45,6 +46,11 @@ export interface SqlStoreOptions {
   webhookPresence?: WebhookPresence;
   /** The per-process cache of workflows by environment and id (none: every read goes to the database); see WorkflowCache. */
   workflowCache?: WorkflowCache;
+  /**
+   * Writes each message's list text, kept with the message (MessagesTable.list_text). Without one, message writes
+   * leave the text NULL, and the list writes those messages from their columns and document.
+   */
+  messageText?: MessageText;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { StoredMessage } from '../../domain/stored-message.js';
+import type { ListedMessage } from '../../domain/stored-message.js';
 import type { Caller, DeliveryChannel, Page } from '../../domain/types.js';
 import type { Deps } from '../deps.js';
 import { validateContextKeyFilter } from './context-key-filter.js';
@@ -16,10 +16,10 @@ export interface ListMessagesInput {
 
 /**
  * The environment's non-deleted messages, newest first, with totalCount and hasMore, each with its subscriber record.
- * The messages stay in their stored form (StoredMessage, `messageOf` gives the Message): the list is written out from
- * the stored JSON without parsing it (issue 24).
+ * The messages stay in their stored form (ListedMessage: the stored list text, or the columns and the document): the
+ * list is written out from the stored text without parsing it (issue 24).
  */
-export async function listMessages(deps: Deps, input: ListMessagesInput): Promise<Page<StoredMessage>> {
+export async function listMessages(deps: Deps, input: ListMessagesInput): Promise<Page<ListedMessage>> {
   const environmentId = input.caller.environmentId;
   const page = await deps.store.messages.listStored(environmentId, {
     channel: input.channel,
@@ -31,10 +31,10 @@ export async function listMessages(deps: Deps, input: ListMessagesInput): Promis
   });
   if (page.data.length === 0) return page;
   // One query for the page's subscribers; a page of one subscriber's messages shares one record object.
-  const subscribers = await deps.store.subscribers.getMany(environmentId, page.data.map((message) => message.columns._subscriberId));
+  const subscribers = await deps.store.subscribers.getMany(environmentId, page.data.map((message) => message.subscriberRecordId));
   const byId = new Map(subscribers.map((subscriber) => [subscriber._id, subscriber]));
   for (const message of page.data) {
-    const subscriber = byId.get(message.columns._subscriberId);
+    const subscriber = byId.get(message.subscriberRecordId);
     if (subscriber) message.subscriber = subscriber;
   }
   return page;
