@@ -52,6 +52,11 @@ export interface Deps {
    * set, the worker keeps it for an event whose jobs have all ended (keepEventText), and a page writes it as it is.
    */
   eventListText?: (event: NotificationEvent) => string;
+  /**
+   * Set where the store holds its writes (the Store of Store.batch, see held-effects.ts): runs `effect`, with the
+   * deps of the unheld store, once the held writes are durable. Work that must read what it just wrote uses it.
+   */
+  afterHeldWrites?: (effect: (deps: Deps) => Promise<void>) => void;
 }
 
 /** The subset of pino's logger the core uses, so use-cases do not import pino. */

@@ -145,4 +145,15 @@ describe('kept list texts of GET /v1/notifications', () => {
       await expectKeptTextsCurrent();
     }
   });
+
+  it("keeps the text of an event whose only step ran inside its trigger's job (one subscriber: its writes held and written together)", async () => {
+    const response = await trigger(server, { name: 'one-step', to: 'dee', payload: { orderId: 'o-alone' } });
+    expect(response.status, response.text).toBe(201);
+    await server.waitForIdle({ ignoreDelayed: true });
+    const [event] = JSON.parse((await server.request('GET', `/v1/notifications?transactionId=${response.body.data.transactionId}`)).text).data;
+    expect(event.jobs.map((job: any) => job.status)).toEqual(['completed']);
+    const kept = await keptTexts();
+    if (sqlite) expect(kept.get(event._id)).toBe(await assembled(event._id));
+    else expect(kept.size).toBe(0);
+  });
 });

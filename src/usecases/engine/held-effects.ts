@@ -41,7 +41,14 @@ export function holdEffects(deps: Deps): HeldEffects {
     jobFinished: { value: (...args: Parameters<Metrics['jobFinished']>) => void held.push(() => deps.metrics.jobFinished(...args)) },
   });
   return {
-    depsFor: (store) => ({ ...deps, store, queue, realtime, metrics: store.holdsWrites ? metrics : deps.metrics }),
+    depsFor: (store) => ({
+      ...deps,
+      store,
+      queue,
+      realtime,
+      metrics: store.holdsWrites ? metrics : deps.metrics,
+      afterHeldWrites: store.holdsWrites ? (effect) => void held.push(() => effect(deps)) : undefined,
+    }),
     queueAddsHeld: () => adds > 0,
     async release() {
       for (const effect of held.splice(0)) await effect();
