@@ -138,7 +138,9 @@ export class SqlMessageRepository implements MessageRepository {
       data.push(listed);
     }
     if (legacy === undefined) return { ...page, data };
-    const found = await this.db.selectFrom('messages').select(MESSAGE_PAGE_COLUMNS).where('environment_id', '=', environmentId).where('id', 'in', [...legacy.keys()]).execute();
+    // By the primary key: the environment checked on the rows found (see environmentIs; without it SQLite read every
+    // message of the environment through an environment index, 200 ms at 1M).
+    const found = await this.db.selectFrom('messages').select(MESSAGE_PAGE_COLUMNS).where(environmentIs(environmentId)).where('id', 'in', [...legacy.keys()]).execute();
     for (const row of found) legacy.get(row.id)!.stored = toStored(row, environmentId, 0);
     // A message deleted (or its environment's data swept) between the two statements is left out of the page.
     return { ...page, data: data.filter((listed) => listed.text !== undefined || listed.stored !== undefined) };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/store/sql/schema.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { openSqlitePlanProbe, type SqlitePlanProbe } from '../../helpers/sqlite-plan-probe.js';
+import { buildMessage, insertSubscriber } from '../../helpers/factories.js';
 
 /**
  * The point lookups on the trigger path must be index searches on SQLite, whatever the table size (checked with
@@ -46,6 +47,20 @@ describe('SQLite query plans of point lookups', () => {
     expect(sent[0].sql).toMatch(/"deleted" = 0\b/);
     expect(plan.join('\n')).not.toMatch(/^SCAN/m);
     if (expectedIndex) expect(plan.join('\n')).toContain(expectedIndex);
+  });
+
+  it('a messages page with rows written before their list text (0028) reads those rows by the primary key', async () => {
+    const subscriber = await insertSubscriber(store, { environmentId: 'env', organizationId: 'org' });
+    // This store writes no list text (no messageText option): every row takes the path of rows written before 0028.
+    await store.messages.create(buildMessage(subscriber));
+    sent.length = 0;
+    const page = await store.messages.listStored('env', { subscriberId: subscriber.subscriberId, page: 0, limit: 10 });
+    expect(page.data).toHaveLength(1);
+    const byIds = sent.find((query) => /"id" in \(/.test(query.sql));
+    expect(byIds, sent.map((query) => query.sql).join('\n')).toBeDefined();
+    const plan = planOfQuery(byIds!);
+    expect(plan).toContain('sqlite_autoindex_messages_1');
+    expect(plan).not.toMatch(/messages_env/);
   });
 
   it('triggers.listStale (the accepted-trigger sweep) reads the partial index of accepted triggers, not the table', async () => {
