@@ -54,7 +54,7 @@ export interface Config {
     pollIntervalMs: number;
     /** How often the worker re-enqueues triggers still `accepted` after that long (see recoverAcceptedTriggers). */
     triggerSweepMs: number;
-    /** Embedded: jobs run at once while the API is answering requests (SqlQueue.shareWith); 0 = `concurrency`. */
+    /** Embedded: jobs run at once while the API is answering requests with its event loop saturated (SqlQueue.shareWith); 0 = always `concurrency`. */
     concurrencyWhileServing: number;
   };
   outbound: {
@@ -326,7 +326,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       backoffMs: integer(env, 'HERALD_JOB_BACKOFF_MS', 1000, 1),
       pollIntervalMs: integer(env, 'HERALD_QUEUE_POLL_MS', 200, 1),
       triggerSweepMs: integer(env, 'HERALD_TRIGGER_SWEEP_MS', 60_000, 10),
-      concurrencyWhileServing: integer(env, 'HERALD_WORKER_CONCURRENCY_WHILE_SERVING', 0, 0, 1000),
+      concurrencyWhileServing: integer(env, 'HERALD_WORKER_CONCURRENCY_WHILE_SERVING', 2, 0, 1000),
     },
     outbound: {
       timeoutMs: integer(env, 'HERALD_OUTBOUND_TIMEOUT_MS', 10_000, 1),

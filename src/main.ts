@@ -7,6 +7,7 @@ import { bootstrapTenancy } from './usecases/tenancy/bootstrap-tenancy.js';
 import { announceKeys, announceStart } from './first-start.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 import { openEmbeddedDataDir } from './store/sqlite/open-data-dir.js';
+import { loopSaturation } from './worker/loop-saturation.js';
 import { SqlQueue } from './queue/sql-queue.js';
 import type { JobQueue } from './queue/ports.js';
 
@@ -37,7 +38,7 @@ export async function startServer(
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
   await announceStart(deps, config, boot, url);
-  shareCpuWithApi(app, deps.queue, config);
+  const stopSharing = shareCpuWithApi(app, deps.queue, config);
   const worker = createWorker(deps, options.worker);
   await worker.start();
   lifecycle.ready();
@@ -50,6 +51,7 @@ export async function startServer(
       const deadline = Date.now() + config.shutdownTimeoutMs;
       await drainHttp(app, lifecycle, deadline);
       await worker.stop({ graceMs: Math.max(0, deadline - Date.now()) });
+      stopSharing();
       await container.close();
       dataDir?.release();
     })());
@@ -60,15 +62,18 @@ export async function startServer(
 const SERVING_WINDOW_MS = 20;
 
 /**
- * One process runs both: during a burst of requests the worker runs fewer jobs at once (config
- * `worker.concurrencyWhileServing`), so the API keeps its CPU; the jobs wait as durable rows and run once it ends.
+ * One process runs both: while requests arrive and the event loop is saturated, the worker runs fewer jobs at once
+ * (config `worker.concurrencyWhileServing`), so the API keeps the CPU; the jobs wait as durable rows and run once the
+ * burst ends. A loop with room to spare (jobs waiting on slow providers, light API traffic) limits nothing.
  */
-function shareCpuWithApi(app: FastifyInstance, queue: JobQueue, config: Config): void {
+function shareCpuWithApi(app: FastifyInstance, queue: JobQueue, config: Config): () => void {
   const concurrency = config.worker.concurrencyWhileServing;
-  if (!(queue instanceof SqlQueue) || concurrency === 0) return;
+  if (!(queue instanceof SqlQueue) || concurrency === 0) return () => undefined;
   let lastRequestAt = -Infinity;
   app.server.on('request', () => {
     lastRequestAt = performance.now();
   });
-  queue.shareWith(() => performance.now() - lastRequestAt < SERVING_WINDOW_MS, concurrency);
+  const loop = loopSaturation();
+  queue.shareWith(() => performance.now() - lastRequestAt < SERVING_WINDOW_MS && loop.saturated(), concurrency);
+  return loop.stop;
 }
