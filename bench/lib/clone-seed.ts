@@ -137,6 +137,9 @@ async function cloneStatement(db: SeedConnection, state: CloneSeedState, { table
     for (const [original, replacement] of replacements) document = `replace(${document}, coalesce(${original}, ''), coalesce(${replacement}, ''))`;
     expressions.set('document', document);
   }
+  // A message's list text (0028) holds its ids and times as written: a copy has none, and its page is written from
+  // its columns and document (the path of messages stored before 0028).
+  if (columns.includes('list_text')) expressions.set('list_text', 'null');
   const source = copies(db.dialect, from, to);
   const select = columns.map((column) => expressions.get(column) ?? `t.${column}`).join(', ');
   return `${source.with}insert into ${table} (${columns.join(', ')})
