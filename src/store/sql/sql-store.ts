@@ -89,7 +89,7 @@ export class SqlStore implements Store {
     this.jobs = new SqlJobRepository(db, options);
     this.workflows = new SqlWorkflowRepository(db, options);
     this.topics = new SqlTopicRepository(db, options);
-    this.triggers = new SqlTriggerRepository(db, options);
+    this.triggers = new SqlTriggerRepository(db, options, inTransaction);
     this.dashboard = new SqlDashboardRepository(db);
     this.preferences = new SqlPreferenceRepository(db, options);
     this.providerReports = new SqlProviderReportRepository(db);

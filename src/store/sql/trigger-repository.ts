@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import type { JobStatus } from '../../domain/types.js';
 import type { JobRef, TriggerRecord, TriggerRepository } from '../ports.js';
 import { fromJson, toJson } from './json.js';
@@ -6,22 +6,58 @@ import type { Database, TriggersTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
+import { markPrepared } from '../postgres/prepared-statements.js';
+import { CoalescedBatches } from '../redis/coalesced-batches.js';
 
 type TriggerRow = Selectable<TriggersTable>;
 
 /** Accepted triggers: the durable record that a 201 was given, unique per (environment, transactionId). */
 export class SqlTriggerRepository implements TriggerRepository {
+  /**
+   * PostgreSQL, outside a transaction: the inserts of concurrent triggers (other requests of this process) that arrive
+   * while one is in flight go out together as one statement (see insertTriggersPg), as SQLite's group commit shares
+   * one commit between them. A trigger arriving alone goes out at once, alone, as before.
+   */
+  private readonly inserts?: CoalescedBatches<TriggerRow, boolean>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
-  ) {}
+    inTransaction = false,
+  ) {
+    if (options.dialect === 'postgres' && !inTransaction) this.inserts = new CoalescedBatches((rows) => this.insertMany(rows), MAX_INSERT_BATCH);
+  }
 
   async create(trigger: TriggerRecord): Promise<{ trigger: TriggerRecord; created: boolean }> {
-    const result = await insertTrigger.execute(this.db, this.options.dialect, [toRow(trigger)]);
-    if (Number(result.numAffectedRows ?? 0n) > 0) return { trigger, created: true };
+    const row = toRow(trigger);
+    const created = this.inserts ? await this.inserts.run(row) : await this.insertOne(row);
+    if (created) return { trigger, created: true };
     const existing = await this.findByTransactionId(trigger.environmentId, trigger.transactionId);
     if (!existing) throw new Error('trigger insert conflicted but no trigger holds the transactionId');
     return { trigger: existing, created: false };
+  }
+
+  /** Whether the row was inserted (false: its transactionId was taken). */
+  private async insertOne(row: TriggerRow): Promise<boolean> {
+    const result = await insertTrigger.execute(this.db, this.options.dialect, [row]);
+    return Number(result.numAffectedRows ?? 0n) > 0;
+  }
+
+  /**
+   * One statement for a batch; a batch that fails as a whole (one row PostgreSQL refuses, such as a transactionId
+   * holding a NUL character) is tried again row by row, so only that row's caller gets the error.
+   */
+  private async insertMany(rows: TriggerRow[]): Promise<Array<PromiseSettledResult<boolean>>> {
+    if (rows.length > 1) {
+      try {
+        const { rows: inserted } = await this.db.executeQuery<{ id: string }>(insertTriggersPg(rows));
+        const ids = new Set(inserted.map((row) => row.id));
+        return rows.map((row) => ({ status: 'fulfilled', value: ids.has(row.id) }));
+      } catch {
+        // Row by row below.
+      }
+    }
+    return Promise.allSettled(rows.map((row) => this.insertOne(row)));
   }
 
   async get(environmentId: string, id: string): Promise<TriggerRecord | undefined> {
@@ -133,6 +169,24 @@ function toJobRef(row: { id: string; notification_id: string; status: string; cr
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** At most this many triggers in one insert statement. */
+const MAX_INSERT_BATCH = 100;
+const COLUMNS = ['id', 'environment_id', 'organization_id', 'transaction_id', 'workflow_id', 'request', 'state', 'error', 'created_at', 'updated_at'] as const;
+/**
+ * PostgreSQL: any number of triggers in one statement of one text, one array per column, so it is prepared once
+ * (a VALUES list would be a new statement per row count). A transactionId already used, by an earlier trigger or an
+ * earlier row of the same statement, inserts nothing for that row (DO NOTHING) and leaves its id out of RETURNING.
+ */
+const INSERT_TRIGGERS_PG =
+  `insert into "triggers" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) ` +
+  `select * from unnest(${COLUMNS.map((_, index) => `$${index + 1}::text[]`).join(', ')}) ` +
+  'on conflict ("environment_id", "transaction_id") do nothing returning "id"';
+
+function insertTriggersPg(rows: TriggerRow[]): CompiledQuery<{ id: string }> {
+  markPrepared(INSERT_TRIGGERS_PG);
+  return CompiledQuery.raw(INSERT_TRIGGERS_PG, COLUMNS.map((column) => rows.map((row) => row[column])));
 }
 
 // The statements of the trigger path, compiled once (see ReusableQuery).
