@@ -304,8 +304,12 @@ export interface WorkflowListFilter {
 
 export interface WorkflowRepository {
   create(workflow: Workflow): Promise<void>;
-  /** By internal `_id` or by `workflowId` (the trigger identifier); non-deleted only. */
-  get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined>;
+  /**
+   * By internal `_id` or by `workflowId` (the trigger identifier); non-deleted only. The answer is the caller's own
+   * to change, unless `shared`: then the caller only reads it, and it may be an object the process keeps for every
+   * reader, frozen (a change throws).
+   */
+  get(environmentId: string, idOrWorkflowId: string, options?: { shared?: boolean }): Promise<Workflow | undefined>;
   list(environmentId: string, filter: WorkflowListFilter): Promise<{ workflows: Workflow[]; totalCount: number }>;
   save(workflow: Workflow): Promise<void>;
 }

@@ -33,10 +33,10 @@ export class SqlWorkflowRepository implements WorkflowRepository {
     }
   }
 
-  async get(environmentId: string, idOrWorkflowId: string): Promise<Workflow | undefined> {
+  async get(environmentId: string, idOrWorkflowId: string, options?: { shared?: boolean }): Promise<Workflow | undefined> {
     const cache = this.options.workflowCache;
     // Inside a transaction the read is the transaction's own (it may follow a write of it): never from the cache.
-    if (cache && !this.db.isTransaction) return cache.get(environmentId, idOrWorkflowId, () => this.read(environmentId, idOrWorkflowId));
+    if (cache && !this.db.isTransaction) return cache.get(environmentId, idOrWorkflowId, () => this.read(environmentId, idOrWorkflowId), options);
     return this.read(environmentId, idOrWorkflowId);
   }
 

@@ -49,7 +49,8 @@ export function workflowNotFound(name: string, inactive = false): UnprocessableE
 
 /** The triggerable workflow named `name`, or the 422 for it. */
 export async function findTriggerableWorkflow(deps: Deps, caller: Caller, name: string): Promise<Workflow> {
-  const workflow = await deps.store.workflows.get(caller.environmentId, name);
+  // Only read (validated against, its id recorded): the process's shared copy will do.
+  const workflow = await deps.store.workflows.get(caller.environmentId, name, { shared: true });
   if (!workflow) throw workflowNotFound(name);
   if (!workflow.active) throw workflowNotFound(name, true);
   return workflow;

@@ -4,6 +4,7 @@ import type { Workflow } from '../../../src/domain/workflow.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { WorkflowCache } from '../../../src/store/sql/workflow-cache.js';
+import { validatePayload } from '../../../src/domain/payload-schema.js';
 import { openTestSqlite, type TestSqlDatabase } from '../../helpers/databases.js';
 
 const ENV = 'eeeeeeeeeeeeeeeeeeeeeee1';
@@ -50,6 +51,26 @@ describe('WorkflowCache', () => {
     expect((await cache.get('env', 'wf', load))!.name).toBe('v2');
     cache.forget();
     expect((await cache.get('env', 'wf', load))!.name).toBe('v3');
+  });
+
+  it('gives a reader that asks for it (shared) the kept object itself, frozen through, and everyone else a copy', async () => {
+    const cache = new WorkflowCache(60_000, () => true);
+    const loaded = { ...workflow('v1'), payloadSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } } as Workflow;
+    // The first read is the loaded object (the caller's own); what is kept is a frozen copy.
+    expect(await cache.get('env', 'wf', async () => loaded, { shared: true })).toBe(loaded);
+    expect(Object.isFrozen(loaded)).toBe(false);
+    const shared = await cache.get('env', 'wf', async () => workflow('v2'), { shared: true });
+    expect(await cache.get('env', 'wf', async () => workflow('v2'), { shared: true })).toBe(shared);
+    expect(Object.isFrozen(shared)).toBe(true);
+    expect(() => ((shared as { name: string }).name = 'x')).toThrow(TypeError);
+    expect(() => ((shared!.payloadSchema as { properties: { n: { type: string } } }).properties.n.type = 'string')).toThrow(TypeError);
+    // What a trigger does with it: validate a payload against its schema (compiled afresh here, frozen).
+    expect(validatePayload(shared!.payloadSchema, { n: 1 })).toEqual([]);
+    expect(validatePayload(shared!.payloadSchema, {})).toEqual(['payload.n is required']);
+    const own = await cache.get('env', 'wf', async () => workflow('v2'));
+    expect(own).not.toBe(shared);
+    own!.name = 'mine';
+    expect(shared!.name).toBe('v1');
   });
 
   it('does not keep a read that overlapped a forget (it may have read the row before the write committed)', async () => {
