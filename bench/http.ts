@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { startHerald, freePort, type HeraldProcess } from '../test/helpers/herald-process.js';
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
+import { loadConfig } from '../src/config.js';
 import { benchMode, positiveInteger, type BenchMode } from './lib/cli-options.js';
 import { api, BENCH_SECRET, createInAppWorkflow, inAppMessageCount, load, round1, seedListMessages, waitForMessages } from './lib/bench-client.js';
 import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
@@ -108,7 +109,9 @@ async function startTarget(options: Options): Promise<Target> {
       },
     };
   }
-  const processes: ScaleoutProcesses = await startScaleoutProcesses({ apis: 1, workers: 1, env: { ...env, HERALD_QUEUE_POLL_MS: '200' } });
+  // The worker at its default priority (the test helper runs it at 0), unless this bench's caller set one.
+  const nice = process.env.HERALD_WORKER_NICE ?? String(loadConfig({}).worker.nice);
+  const processes: ScaleoutProcesses = await startScaleoutProcesses({ apis: 1, workers: 1, env: { ...env, HERALD_QUEUE_POLL_MS: '200', HERALD_WORKER_NICE: nice } });
   return {
     url: processes.apis[0]!.url,
     api: processes.apis[0]!.child,
@@ -178,11 +181,22 @@ function mergeGroups(a: Record<string, number[]>, b: Record<string, number[]>): 
   return Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((name) => [name, [...new Set([...(a[name] ?? []), ...(b[name] ?? [])])]]));
 }
 
+/** A process's niceness (/proc/<pid>/stat, the 19th field; the 2nd, the command, is in parentheses and may hold spaces). */
+function niceOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (!options.fromSource && (await buildServer({ ifStale: true, quiet: true }))) log('server built into dist/server');
   log(`mode ${options.mode}, LOG_LEVEL ${options.logLevel}, ${options.connections} connections, ${options.duration} s per load, load average ${loadavg()[0]!.toFixed(2)}`);
   const target = await startTarget(options);
+  if (target.worker) log(`worker process niceness ${niceOf(target.worker.pid!)} (HERALD_WORKER_NICE)`);
   const key = options.mode === 'embedded' ? BENCH_SECRET : SCALEOUT_SECRET;
   try {
     await createInAppWorkflow(target.url, key, WORKFLOW, { name: 'bench http' });
@@ -272,6 +286,7 @@ async function main(): Promise<void> {
     const result = {
       mode: options.mode,
       logLevel: options.logLevel,
+      ...(target.worker ? { workerNice: niceOf(target.worker.pid!) } : {}),
       at: new Date().toISOString(),
       machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] },
       connections: options.connections,

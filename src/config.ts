@@ -56,6 +56,8 @@ export interface Config {
     triggerSweepMs: number;
     /** Embedded: jobs run at once while the API is answering requests with its event loop saturated (SqlQueue.shareWith); 0 = always `concurrency`. */
     concurrencyWhileServing: number;
+    /** Scale-out: the worker process's niceness (0-19; 0 = unchanged), so an API process on the same host gets the CPU first. */
+    nice: number;
   };
   outbound: {
     timeoutMs: number;
@@ -327,6 +329,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       pollIntervalMs: integer(env, 'HERALD_QUEUE_POLL_MS', 200, 1),
       triggerSweepMs: integer(env, 'HERALD_TRIGGER_SWEEP_MS', 60_000, 10),
       concurrencyWhileServing: integer(env, 'HERALD_WORKER_CONCURRENCY_WHILE_SERVING', 2, 0, 1000),
+      // Scale-out: on a host it shares with an API process, the worker takes the CPU the API leaves, as the embedded
+      // gate above does in one process (bench:http, BENCHMARKS.md session 15). No effect on a host of its own.
+      nice: integer(env, 'HERALD_WORKER_NICE', 10, 0, 19),
     },
     outbound: {
       timeoutMs: integer(env, 'HERALD_OUTBOUND_TIMEOUT_MS', 10_000, 1),

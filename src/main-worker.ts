@@ -3,6 +3,7 @@ import { createContainer, type Container } from './container.js';
 import { requireScaleoutConfig } from './main-api.js';
 import { createWorker, type Worker } from './worker/worker.js';
 import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
+import { lowerProcessPriority } from './worker/process-priority.js';
 
 /**
  * Scale-out worker process: no HTTP, consumes the BullMQ queue. Any number can run side by side;
@@ -18,6 +19,7 @@ export interface RunningWorker {
 
 export async function startWorker(config: Config = loadConfig()): Promise<RunningWorker> {
   requireScaleoutConfig(config, 'worker');
+  const nice = lowerProcessPriority(config.worker.nice);
   const container = await createContainer(config, { migrate: false });
   const worker = createWorker(container.deps);
   let metricsServer: MetricsServer | undefined;
@@ -32,7 +34,7 @@ export async function startWorker(config: Config = loadConfig()): Promise<Runnin
     await container.close();
     throw error;
   }
-  container.deps.logger.info({ concurrency: config.worker.concurrency }, 'Herald worker consuming jobs');
+  container.deps.logger.info({ concurrency: config.worker.concurrency, nice }, 'Herald worker consuming jobs');
   let stopping: Promise<void> | undefined;
   const stop = (options: { graceMs?: number } = {}) =>
     (stopping ??= (async () => {
