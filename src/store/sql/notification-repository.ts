@@ -178,7 +178,7 @@ export class SqlNotificationRepository implements NotificationRepository {
   private sqliteTextPage(snapshot: SnapshotReader, environmentId: string, filter: NotificationListFilter): Promise<ListedRow[]> {
     const offset = filter.page * filter.limit;
     const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
-    type Found = CompiledQuery<{ id: string; text: string | null }>;
+    type Found = CompiledQuery<{ id: string; created_at: string; text: string | null }>;
     const pages = {
       down: (before: string | undefined, pageOffset: number) => timeBoundedTextPage.compile(this.db, 'sqlite', { ...params, before, offset: pageOffset }) as Found,
       up: (second: string, pageOffset: number) =>
@@ -186,7 +186,7 @@ export class SqlNotificationRepository implements NotificationRepository {
     };
     return snapshot.readTogether((read) => {
       const seek = offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined;
-      const found = seek ? sqliteSeek(this.db, read, { ...params, before: filter.before! }, pages) : read(pages.down(filter.before, offset));
+      const found = (seek ? sqliteSeek(this.db, read, { ...params, before: filter.before! }, pages) : read(pages.down(filter.before, offset))).sort(newestFirst);
       const missing: Record<string, string> = {};
       let count = 0;
       for (const row of found) if (row.text === null) missing[`n${count++}`] = row.id;
@@ -358,6 +358,12 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 }
 
+/** List order: created_at, then id, descending (ISO times and ids are ASCII: JavaScript compares them as SQLite does). */
+function newestFirst(x: { id: string; created_at: string }, y: { id: string; created_at: string }): number {
+  if (x.created_at !== y.created_at) return x.created_at < y.created_at ? 1 : -1;
+  return x.id === y.id ? 0 : x.id < y.id ? 1 : -1;
+}
+
 /** No filter but the time bounds (the activity feed's first view, and every page of it). */
 function onlyTimeBounds(filter: NotificationListFilter): boolean {
   return (
@@ -383,13 +389,12 @@ function timeBoundsQuery(kind: 'rows' | 'texts', direction: 'desc' | 'asc') {
     if (p.from !== undefined) ids = ids.where('notifications.created_at', '>=', p.from);
     if (p.before !== undefined) ids = ids.where('notifications.created_at', '<', p.before);
     const pageIds = ids.orderBy('notifications.created_at', direction).orderBy('notifications.id', direction).limit(p.limit).offset(p.offset);
+    // Put in order by sqliteTextPage (11 rows): ordered here, SQLite copied the page's texts into a sorter.
     if (kind === 'texts') {
       return db
         .selectFrom(pageIds.as('page'))
         .leftJoin('notification_texts', 'notification_texts.notification_id', 'page.id')
-        .select(['page.id', 'notification_texts.text'])
-        .orderBy('page.created_at', direction)
-        .orderBy('page.id', direction);
+        .select(['page.id', 'page.created_at', 'notification_texts.text']);
     }
     return db
       .selectFrom(pageIds.as('page'))
