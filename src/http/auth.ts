@@ -3,7 +3,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fast
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.js';
 import type { Caller, SubscriberCaller } from '../domain/types.js';
 import type { Deps } from '../usecases/deps.js';
-import { authenticateCaller, cachedApiKeyCaller } from '../usecases/auth/authenticate-caller.js';
+import { authenticateCaller } from '../usecases/auth/authenticate-caller.js';
 import { authenticateDashboardSession, type DashboardSession } from '../usecases/dashboard/authenticate-dashboard-session.js';
 import { sameToken } from '../usecases/dashboard/opaque-tokens.js';
 import { sessionCookieOf } from './session-cookie.js';
@@ -45,16 +45,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const authPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   app.decorateRequest('caller', undefined);
   app.decorateRequest('dashboardSession', undefined);
-  // Synchronous for public routes and for API keys this process has cached (on routes that take API keys); the
-  // others wait for their caller.
+  // Synchronous for public routes; the others wait for their caller.
   app.addHook('onRequest', (request, _reply, done) => {
     const config = request.routeOptions.config ?? {};
     if (config.public || isDocsPath(request.url)) return done();
-    const known = config.subscriber || config.dashboardOnly ? undefined : cachedApiKeyCaller(opts.deps, request.headers.authorization);
-    if (known) {
-      request.caller = known;
-      return done();
-    }
     authenticate(opts.deps, request, config).then(() => done(), done);
   });
 });

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
 import type { Deps } from '../usecases/deps.js';
-import { checkRateLimit, checkRateLimitNow, RateLimitExceeded, type RateLimitCategory, type RateLimitState } from '../usecases/requests/check-rate-limit.js';
+import { checkRateLimit, RateLimitExceeded, type RateLimitCategory, type RateLimitState } from '../usecases/requests/check-rate-limit.js';
 
 const CONFIGURATION_PATH = /^\/v\d+\/(integrations|workflows|topics)(\/|$)/;
 const MUTATING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -37,36 +37,15 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { deps: Dep
       throw error;
     }
   };
-  // Synchronous for public routes (no caller: nothing to count) and where the counts are in this process (embedded);
-  // otherwise a counted request waits for its limit.
+  // Synchronous for public routes (no caller: nothing to count); a counted request waits for its limit.
   app.addHook('onRequest', (request, reply, done) => {
     if (!request.caller) return done();
     // Inbox callers are counted per subscriber, so one busy browser cannot use up its environment's limit.
-    const [environmentId, category]: [string, RateLimitCategory] =
+    const counted =
       request.caller.kind === 'subscriber'
-        ? [`subscriber:${request.caller.subscriberRecordId}`, 'inbox']
-        : [request.caller.environmentId, rateLimitCategory(request.method, request.routeOptions.url ?? request.url.split('?')[0]!)];
-    let state: ReturnType<typeof checkRateLimitNow>;
-    try {
-      state = checkRateLimitNow(opts.deps, { environmentId, category });
-    } catch (error) {
-      if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
-      return done(error as Error);
-    }
-    if (!(state instanceof Promise)) {
-      if (state) setRateLimitHeaders(reply, state);
-      return done();
-    }
-    state.then(
-      (counted) => {
-        if (counted) setRateLimitHeaders(reply, counted);
-        done();
-      },
-      (error: unknown) => {
-        if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
-        done(error as Error);
-      },
-    );
+        ? limit(reply, `subscriber:${request.caller.subscriberRecordId}`, 'inbox')
+        : limit(reply, request.caller.environmentId, rateLimitCategory(request.method, request.routeOptions.url ?? request.url.split('?')[0]));
+    counted.then(() => done(), done);
   });
   // The Inbox session route is public: it is counted per application identifier, read from the validated body. Its
   // hook is attached to that route alone.

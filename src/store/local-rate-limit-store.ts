@@ -5,7 +5,7 @@ import type { RateLimitStore } from './ports.js';
  * every request (`herald api` needs Redis; an embedded data directory is served by one `herald start`), so its own counts are the
  * environment's counts, exact per key. It replaces an upsert and its share of a commit on every authenticated request.
  * A restart starts the current window from zero, as a Redis flush would; limits guard against floods, not a quota to bill.
- * A hit answers at once (hitNow: the rate-limit hook asks it without a promise); read requests are gathered per event-loop turn by `http/read-gathering.ts` instead (the SQL
+ * A hit answers at once; read requests are gathered per event-loop turn by `http/read-gathering.ts` instead (the SQL
  * store's commit used to do that as a side effect).
  */
 export class LocalRateLimitStore implements RateLimitStore {
@@ -13,10 +13,6 @@ export class LocalRateLimitStore implements RateLimitStore {
   private readonly windows = new Map<string, Map<string, number>>();
 
   async hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number> {
-    return this.hitNow(environmentId, category, windowStart, windowSeconds);
-  }
-
-  hitNow(environmentId: string, category: string, windowStart: string, windowSeconds: number): number {
     let counts = this.windows.get(windowStart);
     if (!counts) {
       this.pruneBefore(Date.parse(windowStart) - windowSeconds * 1000);

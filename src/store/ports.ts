@@ -441,8 +441,6 @@ export interface IdempotencyStore {
 export interface RateLimitStore {
   /** Adds one hit to the counter of (environment, category, window) and returns the count after it. */
   hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number>;
-  /** The same hit answered at once, by a store that counts in this process's memory; other stores have none. */
-  hitNow?(environmentId: string, category: string, windowStart: string, windowSeconds: number): number;
 }
 
 // ---- dashboard: users, sessions, one-time links, secret-key management, audit log ----------------------

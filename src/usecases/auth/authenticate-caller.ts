@@ -77,32 +77,13 @@ function tokenType(token: string): unknown {
   }
 }
 
-/**
- * The caller of an `ApiKey` Authorization header whose key this process has cached, without waiting: the same caller
- * authenticateCaller resolves, for the same keys, under the same conditions (the cache is used only while revocations
- * are heard; an expired entry is not used). Undefined for anything else, which authenticateCaller then answers,
- * refusals included. Every authenticated request asks: a cached key costs its hash and no promise.
- */
-export function cachedApiKeyCaller(deps: Pick<Deps, 'store' | 'clock' | 'keyRevocations'>, authorization: string | undefined): Caller | undefined {
-  if (!authorization || !authorization.startsWith('ApiKey ') || !deps.keyRevocations.listening) return undefined;
-  const credential = authorization.slice(7).trim();
-  if (!credential) return undefined;
-  const record = cachedKey(deps, hashApiKey(credential));
-  return record && { kind: 'apiKey', environmentId: record.environmentId, organizationId: record.organizationId, actorId: record.id };
-}
-
-function cachedKey(deps: Pick<Deps, 'store' | 'clock'>, hash: string): ApiKeyRecord | undefined {
-  const cached = keyCaches.get(deps.store)?.get(hash);
-  return cached && cached.expiresAt > deps.clock.now() ? cached.record : undefined;
-}
-
 async function findKey(deps: Pick<Deps, 'store' | 'clock' | 'keyRevocations'>, secretKey: string): Promise<ApiKeyRecord | undefined> {
   const hash = hashApiKey(secretKey);
   if (!deps.keyRevocations.listening) return deps.store.tenancy.findApiKeyByHash(hash);
-  const cached = cachedKey(deps, hash);
-  if (cached) return cached;
   const now = deps.clock.now();
   const keyCache = keyCacheOf(deps.store);
+  const cached = keyCache.get(hash);
+  if (cached && cached.expiresAt > now) return cached.record;
   const record = await deps.store.tenancy.findApiKeyByHash(hash);
   if (record) {
     if (keyCache.size >= CACHE_MAX) keyCache.clear();

@@ -31,11 +31,8 @@ export interface RateLimitState {
 export function currentWindow(nowMs: number, windowSeconds: number): { windowStart: string; resetSeconds: number } {
   const windowMs = windowSeconds * 1000;
   const startMs = Math.floor(nowMs / windowMs) * windowMs;
-  // Every counted request asks, and a window lasts a minute by default: its start's text is kept, not rebuilt.
-  if (startMs !== lastWindow.startMs) lastWindow = { startMs, text: new Date(startMs).toISOString() };
-  return { windowStart: lastWindow.text, resetSeconds: Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000)) };
+  return { windowStart: new Date(startMs).toISOString(), resetSeconds: Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000)) };
 }
-let lastWindow = { startMs: Number.NaN, text: '' };
 
 /**
  * Counts one request against the environment's limit for the category, fixed windows of
@@ -45,36 +42,14 @@ let lastWindow = { startMs: Number.NaN, text: '' };
 export async function checkRateLimit(deps: Pick<Deps, 'config' | 'clock' | 'rateLimits'>, input: CheckRateLimitInput): Promise<RateLimitState | undefined> {
   const settings = deps.config.rateLimit;
   if (!settings.enabled) return undefined;
+  const limit = limitOf(deps.config, input.category);
   const { windowStart, resetSeconds } = currentWindow(deps.clock.now(), settings.windowSeconds);
   const count = await deps.rateLimits.hit(input.environmentId, input.category, windowStart, settings.windowSeconds);
-  return stateAfter(deps.config, input.category, count, resetSeconds);
-}
-
-/**
- * checkRateLimit without waiting, where the store counts in this process (`RateLimitStore.hitNow`: embedded Herald):
- * the same count, state and RateLimitExceeded, on every authenticated request without a promise. Otherwise the
- * promise of checkRateLimit.
- */
-export function checkRateLimitNow(
-  deps: Pick<Deps, 'config' | 'clock' | 'rateLimits'>,
-  input: CheckRateLimitInput,
-): RateLimitState | undefined | Promise<RateLimitState | undefined> {
-  const settings = deps.config.rateLimit;
-  if (!settings.enabled) return undefined;
-  if (!deps.rateLimits.hitNow) return checkRateLimit(deps, input);
-  const { windowStart, resetSeconds } = currentWindow(deps.clock.now(), settings.windowSeconds);
-  const count = deps.rateLimits.hitNow(input.environmentId, input.category, windowStart, settings.windowSeconds);
-  return stateAfter(deps.config, input.category, count, resetSeconds);
-}
-
-function stateAfter(config: Deps['config'], category: RateLimitCategory, count: number, resetSeconds: number): RateLimitState {
-  const settings = config.rateLimit;
-  const limit = limitOf(config, category);
   const state: RateLimitState = {
     limit,
     remaining: Math.max(0, limit - count),
     resetSeconds,
-    policy: `${limit};w=${settings.windowSeconds};name="${category}"`,
+    policy: `${limit};w=${settings.windowSeconds};name="${input.category}"`,
   };
   if (count > limit) throw new RateLimitExceeded(state);
   return state;

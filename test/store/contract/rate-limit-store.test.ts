@@ -87,15 +87,6 @@ for (const implementation of implementations) {
       expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
       expect(counts.every((count) => typeof count === 'number')).toBe(true);
     });
-
-    it('answers a hit at once (hitNow) on the same counters as hit, where the store has it', async () => {
-      if (!store.hitNow) return;
-      const window = windowStart(-360);
-      expect(store.hitNow(ENV_A, 'trigger', window, 60)).toBe(1);
-      expect(await store.hit(ENV_A, 'trigger', window, 60)).toBe(2);
-      expect(store.hitNow(ENV_A, 'trigger', window, 60)).toBe(3);
-      expect(store.hitNow(ENV_B, 'trigger', window, 60)).toBe(1);
-    });
   });
 }
 

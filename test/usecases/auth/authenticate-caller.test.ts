@@ -4,7 +4,7 @@ import { authenticateCaller } from '../../../src/usecases/auth/authenticate-call
 import type { ApiKeyRecord } from '../../../src/store/ports.js';
 import type { Deps } from '../../../src/usecases/deps.js';
 import { LocalKeyRevocations } from '../../../src/store/local-key-revocations.js';
-import { cachedApiKeyCaller, forgetCachedApiKey } from '../../../src/usecases/auth/authenticate-caller.js';
+import { forgetCachedApiKey } from '../../../src/usecases/auth/authenticate-caller.js';
 
 /** A store that knows one key and counts how often it is asked. */
 function storeWithKey(secretKey: string, environmentId: string) {
@@ -66,28 +66,5 @@ describe('authenticateCaller key cache', () => {
     await authenticateCaller(depsOf(store, 3, deaf), `ApiKey ${secret}`);
     await authenticateCaller(depsOf(store, 4, deaf), `ApiKey ${secret}`);
     expect(store.lookups).toBe(4);
-  });
-
-  it('answers without waiting (cachedApiKeyCaller) exactly the keys the cache would answer, as authenticateCaller does', async () => {
-    const secret = 'sk_answered_without_waiting';
-    const store = storeWithKey(secret, 'env');
-    const revocations = new LocalKeyRevocations();
-    revocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
-    // Not yet looked up: only authenticateCaller can answer.
-    expect(cachedApiKeyCaller(depsOf(store, 0, revocations), `ApiKey ${secret}`)).toBeUndefined();
-    const caller = await authenticateCaller(depsOf(store, 0, revocations), `ApiKey ${secret}`);
-    expect(cachedApiKeyCaller(depsOf(store, 1, revocations), `ApiKey ${secret}`)).toEqual(caller);
-    expect(cachedApiKeyCaller(depsOf(store, 1, revocations), `ApiKey   ${secret}  `)).toEqual(caller);
-    // Other schemes, an empty credential, another key, an entry past its 30 s: left to authenticateCaller.
-    for (const header of [undefined, '', `Bearer ${secret}`, `apikey ${secret}`, 'ApiKey ', `ApiKey ${secret}x`]) {
-      expect(cachedApiKeyCaller(depsOf(store, 1, revocations), header)).toBeUndefined();
-    }
-    expect(cachedApiKeyCaller(depsOf(store, 30_001, revocations), `ApiKey ${secret}`)).toBeUndefined();
-    // Not while revocations could be missed, and never after one.
-    const deaf = { listening: false, publish: async () => undefined, onRevoked: () => undefined, close: async () => undefined };
-    expect(cachedApiKeyCaller(depsOf(store, 1, deaf), `ApiKey ${secret}`)).toBeUndefined();
-    await revocations.publish(hashApiKey(secret));
-    expect(cachedApiKeyCaller(depsOf(store, 2, revocations), `ApiKey ${secret}`)).toBeUndefined();
-    expect(store.lookups).toBe(1);
   });
 });
