@@ -15,6 +15,8 @@ import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
+/** A listed event: its row, or (sqliteTextPage) its id and kept text. */
+type ListedRow = NotificationRow | { id: string; keptText: string };
 
 /** Up to this many jobs in a status filter's partial index, the event list starts from them (fewIndexed). */
 const FEW_INDEXED = 5000;
@@ -132,21 +134,29 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   private async listPageOf(environmentId: string, filter: NotificationListFilter, withTexts: boolean): Promise<Page<NotificationEvent | KeptEventText>> {
-    const rows =
-      filter.topicKey === undefined
-        ? await this.listPage(environmentId, filter, await this.fewIndexed(environmentId, filter.status))
-        : await this.listTopicPage(environmentId, filter.topicKey, filter);
+    let rows: ListedRow[];
+    let textsRead = false;
+    if (withTexts && this.snapshot && onlyTimeBounds(filter)) {
+      rows = await this.sqliteTextPage(this.snapshot, environmentId, filter);
+      textsRead = true;
+    } else {
+      rows =
+        filter.topicKey === undefined
+          ? await this.listPage(environmentId, filter, await this.fewIndexed(environmentId, filter.status))
+          : await this.listTopicPage(environmentId, filter.topicKey, filter);
+    }
     const pageRows = rows.slice(0, filter.limit);
     const texts = new Map<string, string>();
-    if (withTexts && pageRows.length > 0) {
+    if (withTexts && !textsRead && pageRows.length > 0) {
       const params: Record<string, string> = {};
       pageRows.forEach((row, index) => (params[`n${index}`] = row.id));
       for (const kept of (await keptTextsOf.execute(this.db, this.options.dialect, params)).rows) texts.set(kept.notification_id, kept.text);
     }
-    const assembled = pageRows.filter((row) => !texts.has(row.id)).map((row) => row.id);
+    const assembled = pageRows.filter((row) => !('keptText' in row) && !texts.has(row.id)).map((row) => row.id);
     const jobs = await loadJobsWithDetails(this.db, environmentId, assembled, this.options.dialect);
     return {
       data: pageRows.map((row) => {
+        if ('keptText' in row) return { _id: row.id, keptText: row.keptText };
         const keptText = texts.get(row.id);
         if (keptText !== undefined) return { _id: row.id, keptText };
         const event = toEvent(row);
@@ -157,6 +167,41 @@ export class SqlNotificationRepository implements NotificationRepository {
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
     };
+  }
+
+  /**
+   * SQLite, a filter of time bounds only, with kept texts: the page (plus one row, for hasMore) as its ids with their
+   * kept texts, one statement (the texts by a left join), then in the same synchronous block the whole rows of the
+   * events without a text only. Reading every column of every event (its document, 15 values a row) and then the
+   * texts by key cost about twice the page's ids and texts (raw better-sqlite3 over profile-lists' 20,000 events).
+   */
+  private sqliteTextPage(snapshot: SnapshotReader, environmentId: string, filter: NotificationListFilter): Promise<ListedRow[]> {
+    const offset = filter.page * filter.limit;
+    const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
+    type Found = CompiledQuery<{ id: string; created_at: string; text: string | null }>;
+    const pages = {
+      down: (before: string | undefined, pageOffset: number) => timeBoundedTextPage.compile(this.db, 'sqlite', { ...params, before, offset: pageOffset }) as Found,
+      up: (second: string, pageOffset: number) =>
+        timeBoundedTextPageUp.compile(this.db, 'sqlite', { ...params, from: second, before: second + BUCKET_END, offset: pageOffset }) as Found,
+    };
+    return snapshot.readTogether((read) => {
+      const seek = offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined;
+      const found = (seek ? sqliteSeek(this.db, read, { ...params, before: filter.before! }, pages) : read(pages.down(filter.before, offset))).sort(newestFirst);
+      const missing: Record<string, string> = {};
+      let count = 0;
+      for (const row of found) if (row.text === null) missing[`n${count++}`] = row.id;
+      const whole = new Map<string, NotificationRow>();
+      if (count > 0) {
+        const query = notificationsByIds.compile(this.db, 'sqlite', { environmentId, ...missing }) as CompiledQuery<NotificationRow>;
+        for (const row of read(query)) whole.set(row.id, row);
+      }
+      const rows: ListedRow[] = [];
+      for (const row of found) {
+        if (row.text !== null) rows.push({ id: row.id, keptText: row.text });
+        else rows.push(whole.get(row.id)!);
+      }
+      return rows;
+    });
   }
 
   async save(event: NotificationEvent): Promise<void> {
@@ -218,7 +263,7 @@ export class SqlNotificationRepository implements NotificationRepository {
       if (this.snapshot && offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined) {
         return sqliteSeekPage(this.db, this.snapshot, { ...params, before: filter.before });
       }
-      return (await timeBoundedPage.execute(this.db, this.options.dialect, params)).rows as NotificationRow[];
+      return (await timeBoundedPage.execute(this.db, this.options.dialect, params)).rows as unknown as NotificationRow[];
     }
     // A deferred join: the OFFSET walks only the ids, in notifications_env_created (environment_id, created_at, id),
     // which holds every column the walk needs (on PostgreSQL an index-only scan of the all-visible pages); only the
@@ -313,6 +358,12 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 }
 
+/** List order: created_at, then id, descending (ISO times and ids are ASCII: JavaScript compares them as SQLite does). */
+function newestFirst(x: { id: string; created_at: string }, y: { id: string; created_at: string }): number {
+  if (x.created_at !== y.created_at) return x.created_at < y.created_at ? 1 : -1;
+  return x.id === y.id ? 0 : x.id < y.id ? 1 : -1;
+}
+
 /** No filter but the time bounds (the activity feed's first view, and every page of it). */
 function onlyTimeBounds(filter: NotificationListFilter): boolean {
   return (
@@ -322,21 +373,46 @@ function onlyTimeBounds(filter: NotificationListFilter): boolean {
   );
 }
 
+type TimeBoundsParams = { environmentId: string; after?: string; from?: string; before?: string; limit: number; offset: number };
+
 /**
- * listPage's deferred join for a filter of time bounds only, compiled once per shape (building it with Kysely on
- * every request cost about a twentieth of the API's CPU on a list page).
+ * The page of a filter of time bounds only (`from`: a lower bound, inclusive, sqliteSeek's second), compiled once per
+ * shape (building it with Kysely on every request cost about a twentieth of the API's CPU on a list page). `rows`:
+ * listPage's deferred join, the whole rows; `texts` (SQLite): the page's ids with each event's kept text (null
+ * without one), joined after the OFFSET, for sqliteTextPage. `asc`: the same rows in the opposite order (sqliteSeek
+ * reads a page near a second's oldest end upwards).
  */
-const timeBoundedPage = new ReusableQuery((db, p: { environmentId: string; after?: string; before?: string; limit: number; offset: number }) => {
-  let ids = db.selectFrom('notifications').select('notifications.id').where('notifications.environment_id', '=', p.environmentId);
-  if (p.after !== undefined) ids = ids.where('notifications.created_at', '>', p.after);
-  if (p.before !== undefined) ids = ids.where('notifications.created_at', '<', p.before);
-  const pageIds = ids.orderBy('notifications.created_at', 'desc').orderBy('notifications.id', 'desc').limit(p.limit).offset(p.offset);
-  return db
-    .selectFrom(pageIds.as('page'))
-    .innerJoin('notifications', 'notifications.id', 'page.id')
-    .selectAll('notifications')
-    .orderBy('notifications.created_at', 'desc')
-    .orderBy('notifications.id', 'desc');
+function timeBoundsQuery(kind: 'rows' | 'texts', direction: 'desc' | 'asc') {
+  return new ReusableQuery((db, p: TimeBoundsParams) => {
+    let ids = db.selectFrom('notifications').select(['notifications.id', 'notifications.created_at']).where('notifications.environment_id', '=', p.environmentId);
+    if (p.after !== undefined) ids = ids.where('notifications.created_at', '>', p.after);
+    if (p.from !== undefined) ids = ids.where('notifications.created_at', '>=', p.from);
+    if (p.before !== undefined) ids = ids.where('notifications.created_at', '<', p.before);
+    const pageIds = ids.orderBy('notifications.created_at', direction).orderBy('notifications.id', direction).limit(p.limit).offset(p.offset);
+    // Put in order by sqliteTextPage (11 rows): ordered here, SQLite copied the page's texts into a sorter.
+    if (kind === 'texts') {
+      return db
+        .selectFrom(pageIds.as('page'))
+        .leftJoin('notification_texts', 'notification_texts.notification_id', 'page.id')
+        .select(['page.id', 'page.created_at', 'notification_texts.text']);
+    }
+    return db
+      .selectFrom(pageIds.as('page'))
+      .innerJoin('notifications', 'notifications.id', 'page.id')
+      .selectAll('notifications')
+      .orderBy('notifications.created_at', direction)
+      .orderBy('notifications.id', direction);
+  });
+}
+const timeBoundedPage = timeBoundsQuery('rows', 'desc');
+const timeBoundedPageUp = timeBoundsQuery('rows', 'asc');
+const timeBoundedTextPage = timeBoundsQuery('texts', 'desc');
+const timeBoundedTextPageUp = timeBoundsQuery('texts', 'asc');
+
+/** An environment's events by id (`n0`, `n1`, … hold the ids): sqliteTextPage's events without a kept text. */
+const notificationsByIds = new ReusableQuery((db, p: Record<string, string>) => {
+  const { environmentId, ...ids } = p;
+  return db.selectFrom('notifications').selectAll().where('environment_id', '=', environmentId!).where('id', 'in', Object.values(ids));
 });
 
 /**
@@ -372,6 +448,12 @@ export const SQLITE_SEEK_FROM_OFFSET = 2000;
 /** Seconds sqliteSeekPage reads per statement. */
 const SECONDS_PER_READ = 32;
 /**
+ * Seconds its first statement reads: each second read costs SQLite ~0.4-0.7 µs (raw better-sqlite3 on the shared
+ * machine: 8 seconds 12-13 µs, 32 seconds 26-37 µs), and where events are dense (bench:http writes 4,000-5,000 a
+ * second) the page lies within the first few.
+ */
+const SECONDS_FIRST_READ = 8;
+/**
  * Below this many events a second on average over the seconds read, sqliteSeekPage walks the index from there:
  * reading a second's count into JavaScript costs about as much as walking 5-10 index entries (each ~50-80 ns).
  */
@@ -393,29 +475,55 @@ function sqliteSeekPage(
   snapshot: SnapshotReader,
   p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
 ): Promise<NotificationRow[]> {
+  const pages = {
+    down: (before: string, offset: number) => timeBoundedPage.compile(db, 'sqlite', { ...p, before, offset }) as CompiledQuery<NotificationRow>,
+    up: (second: string, offset: number) => timeBoundedPageUp.compile(db, 'sqlite', { ...p, from: second, before: second + BUCKET_END, offset }) as CompiledQuery<NotificationRow>,
+  };
+  return snapshot.readTogether((read) => sqliteSeek(db, read, p, pages));
+}
+
+/**
+ * sqliteSeekPage's seek inside a synchronous block: finds where the page starts and reads it with `pages.down` (the
+ * page below `before`, skipping `offset` rows), whatever the page's statement reads. A page that lies wholly in the
+ * second found, nearer its oldest end than its newest, is read upwards from that end with `pages.up` (the second's
+ * rows from its start, oldest first, skipping `offset`) and reversed: the walk inside the second is then at most half
+ * its events (bench:http writes 4,000-5,000 events a second: ~2,200 index entries walked per page on average, the
+ * largest part of the seek).
+ */
+function sqliteSeek<R>(
+  db: Kysely<Database>,
+  read: <T>(query: CompiledQuery<T>) => T[],
+  p: { environmentId: string; after?: string; before: string; offset: number; limit: number },
+  pages: { down: (before: string, offset: number) => CompiledQuery<R>; up: (second: string, offset: number) => CompiledQuery<R> },
+): R[] {
   const top = p.before.slice(0, BUCKET_LENGTH);
   const floor = p.after?.slice(0, BUCKET_LENGTH);
-  const page = (before: string, skipped: number) =>
-    timeBoundedPage.compile(db, 'sqlite', { ...p, before, offset: p.offset - skipped }) as CompiledQuery<NotificationRow>;
-  return snapshot.readTogether((read) => {
-    const [above] = read(rowsFrom.compile(db, 'sqlite', { environmentId: p.environmentId, from: p.before, below: top + BUCKET_END }) as CompiledQuery<{ n: number }>);
-    let skipped = -Number(above?.n ?? 0);
-    let below = top + BUCKET_END;
-    let seconds = 0;
-    for (;;) {
-      const buckets = read(bucketsBelow.compile(db, 'sqlite', { environmentId: p.environmentId, below, floor, limit: SECONDS_PER_READ }) as CompiledQuery<{ bucket: string; n: number }>);
-      for (const { bucket, n } of buckets) {
+  const [above] = read(rowsFrom.compile(db, 'sqlite', { environmentId: p.environmentId, from: p.before, below: top + BUCKET_END }) as CompiledQuery<{ n: number }>);
+  let skipped = -Number(above?.n ?? 0);
+  let below = top + BUCKET_END;
+  let seconds = 0;
+  for (;;) {
+    const limit = seconds === 0 ? SECONDS_FIRST_READ : SECONDS_PER_READ;
+    const buckets = read(bucketsBelow.compile(db, 'sqlite', { environmentId: p.environmentId, below, floor, limit }) as CompiledQuery<{ bucket: string; n: number }>);
+    for (const { bucket, n } of buckets) {
+      const count = Number(n);
+      if (skipped + count > p.offset) {
         // In `before`'s second the page is read below `before` itself: nothing above that bound is in the bounds.
-        if (skipped + Number(n) > p.offset) return read(bucket === top ? page(p.before, 0) : page(bucket + BUCKET_END, skipped));
-        skipped += Number(n);
+        if (bucket === top) return read(pages.down(p.before, p.offset));
+        const fromNewest = p.offset - skipped;
+        const fromOldest = count - fromNewest - p.limit;
+        // Every row of the second counts (not `after`'s second, whose rows at or below `after` are counted, not listed).
+        if (fromOldest >= 0 && fromOldest < fromNewest && bucket !== floor) return read(pages.up(bucket, fromOldest)).reverse();
+        return read(pages.down(bucket + BUCKET_END, fromNewest));
       }
-      // Every event in the bounds is above the offset: past the end.
-      if (buckets.length < SECONDS_PER_READ) return [];
-      seconds += buckets.length;
-      below = buckets[buckets.length - 1]!.bucket;
-      if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return read(page(below, skipped));
+      skipped += count;
     }
-  });
+    // Every event in the bounds is above the offset: past the end.
+    if (buckets.length < limit) return [];
+    seconds += buckets.length;
+    below = buckets[buckets.length - 1]!.bucket;
+    if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return read(pages.down(below, p.offset - skipped));
+  }
 }
 
 /** How many of an environment's events lie in [from, below): sqliteSeekPage's rows of `before`'s second not listed. */

@@ -77,14 +77,26 @@ for (const implementation of implementations) {
         for (const page of pages) {
           const query: NotificationListFilter = { ...filter, page, limit };
           const want = { limit, page, ids: ids.slice(page * limit, (page + 1) * limit), hasMore: ids.length > (page + 1) * limit };
+          const kept = await keptTexts(want.ids);
           for (const store of [seekStore, offsetStore]) {
             const result = await store.notifications.list(env, query);
             expect({ limit, page, ids: result.data.map((event) => event._id), hasMore: result.hasMore }).toEqual(want);
+            // The route's read: the same events, each as its kept text where it has one (SQLite keeps texts).
+            const withTexts = await store.notifications.listWithTexts(env, query);
+            expect({ limit, page, ids: withTexts.data.map((event) => event._id), hasMore: withTexts.hasMore }).toEqual(want);
+            expect(withTexts.data.map((event) => ('keptText' in event ? event.keptText : undefined))).toEqual(want.ids.map((id) => kept.get(id)));
           }
           checked++;
         }
       }
       return checked;
+    }
+
+    /** The kept texts of these events that a page shows (none on PostgreSQL, which keeps no texts). */
+    async function keptTexts(ids: string[]): Promise<Map<string, string>> {
+      if (implementation.name !== 'SQLite' || ids.length === 0) return new Map();
+      const kept = await database.db.selectFrom('notification_texts').select(['notification_id', 'text']).where('notification_id', 'in', ids).execute();
+      return new Map(kept.map((row) => [row.notification_id, row.text]));
     }
 
     /** notification_buckets equals a count of the rows per environment and second. */
@@ -125,6 +137,15 @@ for (const implementation of implementations) {
       // Later than any `before` used below, and a row exactly at one.
       batch.push({ id: newId(), environmentId: env, createdAt: at(70, 0) }, { id: newId(), environmentId: env, createdAt: at(63, 500) });
       await insert(batch);
+      // Every third event has a kept text (its list entry, as the worker keeps it once its jobs have ended): pages mix
+      // texts and events assembled from their rows. Later deletes and moves drop a text (SQLite's triggers).
+      const texts = batch.filter((row, index) => row.environmentId === env && index % 3 === 0);
+      for (let i = 0; i < texts.length; i += 200) {
+        await database.db
+          .insertInto('notification_texts')
+          .values(texts.slice(i, i + 200).map((row) => ({ notification_id: row.id, environment_id: env, text: `{"_id":"${row.id}","kept":true}` })))
+          .execute();
+      }
     }, 120_000);
     afterAll(async () => {
       await database?.close();
@@ -184,8 +205,13 @@ for (const implementation of implementations) {
       await wrote;
       // Started while the transaction is open (it holds 50 ms), on pages its rows would shift.
       const ids = expected({ before: at(70, 0) });
-      const pages = await Promise.all([30, 100, 150].map((page) => seekStore.notifications.list(env, { before: at(70, 0), page, limit: 10 })));
-      expect(pages.map((result) => result.data.map((event) => event._id))).toEqual([30, 100, 150].map((page) => ids.slice(page * 10, page * 10 + 10)));
+      const pages = await Promise.all(
+        [30, 100, 150].flatMap((page) => [
+          seekStore.notifications.list(env, { before: at(70, 0), page, limit: 10 }),
+          seekStore.notifications.listWithTexts(env, { before: at(70, 0), page, limit: 10 }),
+        ]),
+      );
+      expect(pages.map((result) => result.data.map((event) => event._id))).toEqual([30, 100, 150].flatMap((page) => [ids.slice(page * 10, page * 10 + 10), ids.slice(page * 10, page * 10 + 10)]));
       expect(await rolledBack).toBe('rolled back');
       await expectBucketsExact();
     }, 120_000);
