@@ -33,7 +33,7 @@ describe.skipIf(process.platform !== 'linux')('the scale-out worker process prio
   });
 
   it('defaults to 10, 0 to 19 accepted', () => {
-    expect(loadConfig({}).worker.nice).toBe(10);
+    expect(loadConfig({}).worker.nice).toBe(5);
     expect(loadConfig({ HERALD_WORKER_NICE: '0' }).worker.nice).toBe(0);
     expect(() => loadConfig({ HERALD_WORKER_NICE: '20' })).toThrow(/HERALD_WORKER_NICE/);
   });
