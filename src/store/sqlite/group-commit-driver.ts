@@ -92,7 +92,7 @@ export class GroupCommitSqliteDriver implements Driver {
    */
   async readTogether<T>(work: (read: <R>(query: CompiledQuery<R>) => R[]) => T): Promise<T> {
     while (this.explicit) await this.explicitEnded!.promise;
-    if (this.closed) throw new Error('the database is closed');
+    if (this.closed) throw closedError();
     return work(<R>(query: CompiledQuery<R>) => readRows(this.sqlite.prepare(query.sql), query.parameters as unknown[]) as R[]);
   }
 
@@ -150,7 +150,7 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   private openGroup(): void {
-    if (this.closed) throw new Error('the database is closed');
+    if (this.closed) throw closedError();
     if (!this.group) {
       this.sqlite.exec('begin immediate');
       this.group = new PendingGroup();
@@ -254,4 +254,12 @@ function readRows(statement: BetterSqlite3.Statement, parameters: unknown[]): Ar
     rowBuilders.set(statement, build);
   }
   return (statement.all(parameters) as unknown[][]).map(build);
+}
+
+/**
+ * The error of a statement after close. Its message is better-sqlite3's own for a closed handle, which the HTTP error
+ * mapping (isUnavailable) answers with 503 and Retry-After, as for any lost database, instead of a 500.
+ */
+function closedError(): Error {
+  return new Error('The database connection is not open');
 }
