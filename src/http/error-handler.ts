@@ -91,6 +91,9 @@ const UNAVAILABLE_SQLITE_CODE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READON
 const UNAVAILABLE_MESSAGE =
   /Connection is closed|Connection terminated|connect ECONNREFUSED|driver has already been destroyed|database connection is not open|Cannot use a pool after calling end|not queryable|Client was closed/i;
 
+/** PostgreSQL's SQLSTATE for a character the database encoding cannot hold, here only ever U+0000. */
+const NUL_IN_TEXT = '22021';
+
 /** Errors that look like a lost database or queue connection become 503, not 500. */
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
@@ -131,6 +134,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
       return reply.status(400).send(errorBody(request, 400, ['body is not valid JSON']));
+    }
+    // PostgreSQL cannot store U+0000 in a text value (SQLSTATE 22021): the client sent it, so a 400, not a 500. The
+    // statement failed, so nothing of it was stored. (SQLite stores such text; the embedded mode accepts it.)
+    if ((error as { code?: unknown }).code === NUL_IN_TEXT) {
+      return reply.status(400).send(errorBody(request, 400, ['a text value contains a NUL character (\\u0000), which cannot be stored']));
     }
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'dependency unavailable');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { scaleoutModeRequested } from '../helpers/databases.js';
 import { createWorkflow, detailTexts, eventsOf, messagesOf, trigger } from '../worker/engine-helpers.js';
 
 let server: TestServer;
@@ -116,6 +117,25 @@ describe('POST /v1/events/trigger', () => {
     expect(await eventsOf(server, 'tx-dup')).toHaveLength(1);
     const messages = await messagesOf(server, 'tx-dup');
     expect(messages.map((message) => message.content)).toEqual(['Order o-4']);
+  });
+
+  it('answers a transactionId PostgreSQL cannot store (a NUL) with 400 and stores nothing, beside concurrent triggers', async () => {
+    // Concurrent, so that on PostgreSQL the bad row shares a coalesced insert with good ones (trigger-repository).
+    const [bad, ...good] = await Promise.all([
+      trigger(server, { name: 'welcome', to: 'nul', payload: { orderId: 'o-n' }, transactionId: 'tx-nul\u0000' }),
+      ...Array.from({ length: 8 }, (_, i) => trigger(server, { name: 'welcome', to: `nul-${i}`, payload: { orderId: 'o-g' }, transactionId: `tx-nul-good-${i}` })),
+    ]);
+    expect(good.map((response) => response.status)).toEqual(Array(8).fill(201));
+    if (scaleoutModeRequested()) {
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: [expect.stringContaining('NUL')] });
+      await server.waitForIdle();
+      const messages = await server.request('GET', '/v1/messages?subscriberId=nul');
+      expect(messages.body.data).toEqual([]);
+    } else {
+      // SQLite stores the text as it is.
+      expect(bad.status).toBe(201);
+    }
   });
 
   it('refuses an unknown workflow with 422 and a payload failing the schema with 400', async () => {
