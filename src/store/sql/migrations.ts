@@ -874,6 +874,16 @@ const migrations: Record<string, Migration> = {
       await sql`create trigger notification_texts_event_delete after delete on notifications begin ${forget('old', 'id')} end`.execute(db);
     },
   },
+  '0030_notification_text_prints': {
+    // GET /v1/notifications scaled out (issue 24): PostgreSQL keeps event texts too, each with the print of the rows it
+    // was written from (the xmins of the event, its jobs and their execution details: eventPrint in
+    // notification-repository.ts); a page uses a text only while the print of the rows stored now is the same. No
+    // trigger or lock on any write (session 15's triggers took a row lock per job and detail write and halved the
+    // trigger rate). SQLite keeps its triggers and leaves the column empty.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('notification_texts').addColumn('print', 'text').execute();
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */
