@@ -852,7 +852,8 @@ const migrations: Record<string, Migration> = {
     // triggers, so every writer (delivery reports, cancels, retries, retention, hand-written SQL) invalidates it in
     // its own transaction; the event then falls back to being assembled. SQLite only: its writes are serialised, so
     // reading an event and keeping its text in one transaction cannot miss a concurrent write. PostgreSQL keeps the
-    // table empty (no triggers): there a delete by a concurrent transaction cannot see an uncommitted text.
+    // table empty (no triggers): there a delete by a concurrent transaction cannot see an uncommitted text. (0030 lets
+    // PostgreSQL keep texts another way: each with a print of its rows, checked by the page.)
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('notification_texts')
