@@ -258,13 +258,17 @@ export interface NotificationRepository {
   /** Updates the mutable parts of an event (channels, updatedAt, digested id). */
   save(event: NotificationEvent): Promise<void>;
   /**
-   * Reads the event (with its jobs and their details) and keeps `render`'s text for it, if `render` gives one, as one
-   * step no other write comes between; any later write to the event, its jobs or their details drops the text. Does
-   * nothing where texts are not kept (PostgreSQL: a concurrent write could not drop a text not yet committed).
+   * Reads the event (with its jobs and their details) and keeps `render`'s text for it, if `render` gives one; after
+   * any later write to the event, its jobs or their details the text is not used. SQLite: as one step no other write
+   * comes between, and the write drops the text. PostgreSQL: gathered with the other events ending within a window
+   * (keepsTextsOverWindow; the promise settles when they are kept), each text kept with the print of the rows it was
+   * written from and used only while they are unchanged.
    */
   keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void>;
   /** As `list`, but an event with a kept text comes as that text, and its document, jobs and details are not read. */
   listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>>;
+  /** True where keepText waits for a window to gather events (PostgreSQL): a job should not wait for it. */
+  readonly keepsTextsOverWindow?: boolean;
 }
 
 /** A job as stored: the spec's Job plus the ids that place it. */

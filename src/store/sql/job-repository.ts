@@ -316,6 +316,55 @@ export async function loadJobsWithDetails(
   return byNotification;
 }
 
+/**
+ * PostgreSQL, the kept event texts (notification-repository.ts, keepTexts): the jobs of these events with their
+ * execution details, as loadJobsWithDetails gives them, and the `xmin` of every job and detail row read, by event.
+ * One statement (one snapshot) for both kinds: the print of an event is made of exactly the rows its text is made of.
+ */
+export async function loadJobsWithDetailsAndXmins(
+  db: Kysely<Database>,
+  environmentId: string,
+  notificationIds: string[],
+): Promise<Map<string, { jobs: StoredJob[]; jobXmins: string[]; detailXmins: string[] }>> {
+  const result = new Map<string, { jobs: StoredJob[]; jobXmins: string[]; detailXmins: string[] }>();
+  if (notificationIds.length === 0) return result;
+  const { rows } = await db.executeQuery(CompiledQuery.raw(JOBS_AND_DETAILS_WITH_XMINS, [environmentId, [...new Set(notificationIds)]]));
+  const entry = (id: string) => {
+    let found = result.get(id);
+    if (!found) result.set(id, (found = { jobs: [], jobXmins: [], detailXmins: [] }));
+    return found;
+  };
+  const detailsByJob = new Map<string, ExecutionDetail[]>();
+  const jobRows: JobRow[] = [];
+  for (const row of rows as Array<JobRow & DetailRow & { kind: number | string; row_xmin: string }>) {
+    if (Number(row.kind) === 0) {
+      jobRows.push(row);
+      entry(row.notification_id).jobXmins.push(row.row_xmin);
+    } else {
+      const list = detailsByJob.get(row.job_id) ?? [];
+      list.push(toExecutionDetail(row));
+      detailsByJob.set(row.job_id, list);
+      entry(row.notification_id).detailXmins.push(row.row_xmin);
+    }
+  }
+  for (const row of jobRows) entry(row.notification_id).jobs.push(toStoredJob(row, detailsByJob.get(row.id) ?? []));
+  return result;
+}
+
+/** jobsAndDetailsOfEvents with each row's xmin, the ids as one array ($2). */
+const JOBS_AND_DETAILS_WITH_XMINS = `select * from (
+  select 0 as kind, xmin::text as row_xmin, id, notification_id, environment_id, organization_id, subscriber_id, transaction_id, template_id, step_index,
+    type, status, provider_id, digest_group, document, created_at, updated_at,
+    null as job_id, null as detail, null as is_retry, null as is_test, null as raw, null as source
+  from jobs where environment_id || '' = $1 and notification_id = any($2::text[])
+  union all
+  select 1, xmin::text, id, notification_id, environment_id, null, null, null, null, null,
+    null, status, provider_id, null, null, created_at, null,
+    job_id, detail, is_retry, is_test, raw, source
+  from execution_details where notification_id = any($2::text[]) and environment_id = $1
+) page_rows
+order by kind, case when kind = 0 then notification_id end, step_index, created_at, id`;
+
 /** The parts of a job kept in its JSON document: everything the columns do not hold. */
 type JobDocument = Pick<Job, 'digest' | 'step' | 'overrides' | 'payload' | 'scheduleExtensionsCount'>;
 

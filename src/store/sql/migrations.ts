@@ -852,7 +852,8 @@ const migrations: Record<string, Migration> = {
     // triggers, so every writer (delivery reports, cancels, retries, retention, hand-written SQL) invalidates it in
     // its own transaction; the event then falls back to being assembled. SQLite only: its writes are serialised, so
     // reading an event and keeping its text in one transaction cannot miss a concurrent write. PostgreSQL keeps the
-    // table empty (no triggers): there a delete by a concurrent transaction cannot see an uncommitted text.
+    // table empty (no triggers): there a delete by a concurrent transaction cannot see an uncommitted text. (0030 lets
+    // PostgreSQL keep texts another way: each with a print of its rows, checked by the page.)
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('notification_texts')
@@ -872,6 +873,16 @@ const migrations: Record<string, Migration> = {
       }
       await sql`create trigger notification_texts_event_update after update on notifications begin ${forget('old', 'id')} ${forget('new', 'id')} end`.execute(db);
       await sql`create trigger notification_texts_event_delete after delete on notifications begin ${forget('old', 'id')} end`.execute(db);
+    },
+  },
+  '0030_notification_text_prints': {
+    // GET /v1/notifications scaled out (issue 24): PostgreSQL keeps event texts too, each with the print of the rows it
+    // was written from (the xmins of the event, its jobs and their execution details: eventPrint in
+    // notification-repository.ts); a page uses a text only while the print of the rows stored now is the same. No
+    // trigger or lock on any write (session 15's triggers took a row lock per job and detail write and halved the
+    // trigger rate). SQLite keeps its triggers and leaves the column empty.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('notification_texts').addColumn('print', 'text').execute();
     },
   },
 };

@@ -4,7 +4,7 @@ import { PENDING_JOB_STATUSES, type EventStatus } from '../../domain/event-statu
 import type { KeptEventText, NotificationEvent, Page } from '../../domain/types.js';
 import type { NotificationListFilter, NotificationOwner, NotificationRepository, StoredJob } from '../ports.js';
 import { channelsToMask } from './channel-mask.js';
-import { jobInsertStatements, loadJobsWithDetails } from './job-repository.js';
+import { jobInsertStatements, loadJobsWithDetails, loadJobsWithDetailsAndXmins } from './job-repository.js';
 import { fromJson, toJson } from './json.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
@@ -112,11 +112,15 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   async listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>> {
-    return this.listPageOf(environmentId, filter, this.options.dialect === 'sqlite');
+    return this.listPageOf(environmentId, filter, true);
+  }
+
+  get keepsTextsOverWindow(): boolean {
+    return this.options.dialect === 'postgres';
   }
 
   keepText(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void> {
-    if (this.options.dialect !== 'sqlite') return Promise.resolve();
+    if (this.options.dialect === 'postgres') return this.keepTextOnPostgres(environmentId, id, render);
     if (this.db.isTransaction) return keepTexts(this.db, new Map([[id, { environmentId, render }]]));
     // The events whose steps end in one turn of the event loop are kept together, as group commit writes them: one
     // transaction and four statements for all of them instead of six statements each.
@@ -133,11 +137,42 @@ export class SqlNotificationRepository implements NotificationRepository {
     return batch.done;
   }
 
+  /**
+   * PostgreSQL: the events that end within KEEP_WINDOW_MS are kept together, three statements for all of them (their
+   * rows, their jobs and details, the texts), each text with its print (keptTextsPostgres). Nothing is locked and no
+   * writer does anything for it: a page uses a text only while the print still matches (PAGE_ROWS_WITH_KEPT_TEXTS).
+   */
+  private keepTextOnPostgres(environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined): Promise<void> {
+    let batch = this.textBatch;
+    if (!batch) {
+      const items: TextBatch['items'] = new Map();
+      let flush!: () => void;
+      const started = new Promise<void>((resolve) => (flush = resolve));
+      const timer = setTimeout(flush, KEEP_WINDOW_MS);
+      timer.unref?.();
+      const done = started.then(() => {
+        clearTimeout(timer);
+        if (this.textBatch?.items === items) this.textBatch = undefined;
+        return keepTextsPostgres(this.db, items);
+      });
+      batch = this.textBatch = { items, done, flush };
+    }
+    batch.items.set(id, { environmentId, render });
+    if (batch.items.size >= KEEP_BATCH_MAX) {
+      this.textBatch = undefined;
+      batch.flush?.();
+    }
+    return batch.done;
+  }
+
   private async listPageOf(environmentId: string, filter: NotificationListFilter, withTexts: boolean): Promise<Page<NotificationEvent | KeptEventText>> {
     let rows: ListedRow[];
     let textsRead = false;
     if (withTexts && this.snapshot && onlyTimeBounds(filter)) {
       rows = await this.sqliteTextPage(this.snapshot, environmentId, filter);
+      textsRead = true;
+    } else if (withTexts && this.options.dialect === 'postgres' && onlyTimeBounds(filter) && filter.before !== undefined) {
+      rows = await this.postgresTextPage(environmentId, { ...filter, before: filter.before });
       textsRead = true;
     } else {
       rows =
@@ -147,7 +182,8 @@ export class SqlNotificationRepository implements NotificationRepository {
     }
     const pageRows = rows.slice(0, filter.limit);
     const texts = new Map<string, string>();
-    if (withTexts && !textsRead && pageRows.length > 0) {
+    // SQLite's other pages read their kept texts by key (PostgreSQL's texts need their print checked: assembled).
+    if (withTexts && !textsRead && this.options.dialect === 'sqlite' && pageRows.length > 0) {
       const params: Record<string, string> = {};
       pageRows.forEach((row, index) => (params[`n${index}`] = row.id));
       for (const kept of (await keptTextsOf.execute(this.db, this.options.dialect, params)).rows) texts.set(kept.notification_id, kept.text);
@@ -167,6 +203,18 @@ export class SqlNotificationRepository implements NotificationRepository {
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
     };
+  }
+
+  /**
+   * PostgreSQL, a filter of time bounds only, with kept texts: the page (plus one row, for hasMore) in one statement,
+   * each event as its kept text where its print still matches (no document read), otherwise as its row.
+   */
+  private async postgresTextPage(environmentId: string, filter: NotificationListFilter & { before: string }): Promise<ListedRow[]> {
+    const offset = filter.page * filter.limit;
+    const p = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
+    const query = offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET) ? seekPage(p, true) : firstTextPage(p);
+    const { rows } = await this.db.executeQuery(query as CompiledQuery<NotificationRow & { kept_text: string | null }>);
+    return rows.map((row) => (row.kept_text !== null ? { id: row.id, keptText: row.kept_text } : row));
   }
 
   /**
@@ -557,7 +605,10 @@ const bucketsBelow = new ReusableQuery((db, p: { environmentId: string; below: s
  * there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
  * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
  */
-export function seekPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<NotificationRow> {
+export function seekPage(
+  p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
+  withTexts = false,
+): CompiledQuery<NotificationRow> {
   const withAfter = p.after !== undefined;
   const values: Record<string, unknown> = {
     env: p.environmentId,
@@ -569,15 +620,19 @@ export function seekPage(p: { environmentId: string; after?: string; before: str
     limit: p.limit,
     steps: SEEK_MAX_SECONDS,
   };
-  const { text, names } = seekPageText(withAfter);
+  const { text, names } = seekPageText(withAfter, withTexts);
   return CompiledQuery.raw(text, names.map((name) => values[name])) as CompiledQuery<NotificationRow>;
 }
 
-const seekTexts = new Map<boolean, { text: string; names: string[] }>();
+const seekTexts = new Map<string, { text: string; names: string[] }>();
+// `low`: the second that holds the page's last row (its running count reaches offset + limit), a lower bound of the
+// page. Without it, on tables never analysed (autovacuum off), PostgreSQL read every event below `upper` by a bitmap
+// scan and sorted them (15-30 ms a page at 15,000 events, EXPLAIN ANALYZE) instead of walking the index backwards
+// (1-6 ms); bounded, either plan reads about the seconds of the page.
 
 /** seekPage's PostgreSQL text for this shape, each named value numbered once ($1, reused), and the names in order. */
-function seekPageText(withAfter: boolean): { text: string; names: string[] } {
-  const cached = seekTexts.get(withAfter);
+function seekPageText(withAfter: boolean, withTexts: boolean): { text: string; names: string[] } {
+  const cached = seekTexts.get(`${withAfter} ${withTexts}`);
   if (cached) return cached;
   const afterRow = withAfter ? 'and created_at > :after' : '';
   const template = `with top as (
@@ -605,20 +660,26 @@ seek as (
   from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
   having (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
 ),
+low as (
+  select case when (select n from top) >= :offset + :limit then cast(:top as text)
+    else (select bucket from walk where through >= :offset + :limit order by bucket desc limit 1) end as bucket
+),
 page as (
   select id from notifications
-  where environment_id = :env and created_at < (select upper from seek) ${afterRow}
+  where environment_id = :env and created_at < (select upper from seek) and created_at >= coalesce((select bucket from low), '') ${afterRow}
   order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek)
 )
-select notifications.* from page inner join notifications on notifications.id = page.id
+`;
+  // Added after the named values are numbered: its casts (`::text`) are not names.
+  const rowsOfPage = `${withTexts ? PAGE_ROWS_WITH_KEPT_TEXTS : 'select notifications.* from page inner join notifications on notifications.id = page.id'}
 order by notifications.created_at desc, notifications.id desc`;
   const names: string[] = [];
   const text = template.replace(/:([a-z]+)/g, (_, name: string) => {
     if (!names.includes(name)) names.push(name);
     return `$${names.indexOf(name) + 1}`;
-  });
+  }) + rowsOfPage;
   const compiled = { text, names };
-  seekTexts.set(withAfter, compiled);
+  seekTexts.set(`${withAfter} ${withTexts}`, compiled);
   return compiled;
 }
 
@@ -783,6 +844,113 @@ const notificationOwners = new ReusableQuery((db, p: { environmentId: string; fi
 interface TextBatch {
   items: Map<string, { environmentId: string; render: (event: NotificationEvent) => string | undefined }>;
   done: Promise<void>;
+  /** PostgreSQL: starts the keeping before its window ends (the batch is full). */
+  flush?: () => void;
+}
+
+/**
+ * PostgreSQL: how long the worker gathers ended events before keeping their texts. Statements per keeping are three
+ * whatever the number of events, so a wide window makes them a small part of each delivery (the round-trip budget's
+ * one-at-a-time deliveries, ~40 ms apart, share one keeping by about twelve); a page asks for a text only after it.
+ */
+const KEEP_WINDOW_MS = 500;
+/** PostgreSQL: at most this many events per keeping (its reads take the ids as one array). */
+const KEEP_BATCH_MAX = 500;
+
+/**
+ * PostgreSQL, kept event texts: an event's print is the `xmin` of its row, then of its jobs' rows and of their
+ * execution details' rows (by the event: `notification_id`), each kind sorted. A text is kept with the print of the
+ * rows it was written from, and a page uses it only while the print of the rows stored now is the same. Any later
+ * committed write changes it: an insert or update leaves a row version whose xmin is a transaction that had not
+ * committed when the rows were read (so that xmin was not in the print, or not as often), a delete leaves fewer rows.
+ * No writer has to know about the texts (delivery reports, cancels, retention, hand-written SQL all invalidate them),
+ * there are no triggers or locks, and the keeping needs no transaction (each kind is read by one statement, one
+ * snapshot). A stale text is never shown; it stays in the table until kept again or its event is deleted.
+ */
+function eventPrint(eventXmin: string, jobXmins: string[], detailXmins: string[]): string {
+  const sorted = (xmins: string[]) => xmins.map(Number).sort((x, y) => x - y).join(',');
+  return `${eventXmin}/${sorted(jobXmins)}/${sorted(detailXmins)}`;
+}
+
+/** eventPrint in SQL, of the row `notifications` (the statement's alias). Exported for the tests. */
+export const PRINT_SQL = `notifications.xmin::text || '/' ||
+    coalesce((select string_agg(j.xmin::text, ',' order by j.xmin::text::bigint) from jobs j where j.notification_id = notifications.id), '') || '/' ||
+    coalesce((select string_agg(d.xmin::text, ',' order by d.xmin::text::bigint) from execution_details d where d.notification_id = notifications.id), '')`;
+
+/**
+ * PostgreSQL: the rows of a page (`page`: its ids) with each event's kept text where its print matches, in which case
+ * its document is not sent (the page writes the text). The print's reads run only for an event with a text.
+ * `offset 0` keeps the lateral a probe of the primary key per row: flattened, PostgreSQL hashed the whole table of
+ * texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE).
+ */
+const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id, notifications.environment_id, notifications.organization_id, notifications.subscriber_id,
+  notifications.external_subscriber_id, notifications.subscriber_email, notifications.template_id, notifications.transaction_id,
+  notifications.digested_notification_id, notifications.channels_mask, notifications.severity, notifications.context_keys_norm,
+  case when kept.text is null then notifications.document end as document, notifications.created_at, notifications.updated_at,
+  kept.text as kept_text
+from page inner join notifications on notifications.id = page.id
+left join lateral (
+  select notification_texts.text from notification_texts
+  where notification_texts.notification_id = notifications.id and notification_texts.print = ${PRINT_SQL}
+  offset 0
+) kept on true`;
+
+const firstTextPageTexts = new Map<boolean, string>();
+
+/** PostgreSQL: the first page of time bounds only (listPage's deferred join) with kept texts. */
+function firstTextPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<unknown> {
+  const withAfter = p.after !== undefined;
+  let text = firstTextPageTexts.get(withAfter);
+  if (text === undefined) {
+    text = `with page as (
+  select id from notifications
+  where environment_id = $1 and created_at < $2 ${withAfter ? 'and created_at > $5' : ''}
+  order by created_at desc, id desc limit $3 offset $4
+)
+${PAGE_ROWS_WITH_KEPT_TEXTS}
+order by notifications.created_at desc, notifications.id desc`;
+    firstTextPageTexts.set(withAfter, text);
+  }
+  const values: unknown[] = [p.environmentId, p.before, p.limit, p.offset];
+  if (withAfter) values.push(p.after);
+  return CompiledQuery.raw(text, values);
+}
+
+/**
+ * PostgreSQL: reads the events (their rows, then their jobs and details, each with its rows' xmins) and keeps the
+ * texts `render` gives, each with its print (eventPrint), in one insert. No transaction: see eventPrint.
+ */
+async function keepTextsPostgres(db: Kysely<Database>, items: TextBatch['items']): Promise<void> {
+  if (items.size === 0) return;
+  const { rows } = await db.executeQuery(
+    CompiledQuery.raw('select notifications.*, xmin::text as row_xmin from notifications where id = any($1::text[])', [[...items.keys()]]),
+  );
+  const events = (rows as Array<NotificationRow & { row_xmin: string }>).filter((row) => items.get(row.id)?.environmentId === row.environment_id);
+  const kept: { ids: string[]; environments: string[]; texts: string[]; prints: string[] } = { ids: [], environments: [], texts: [], prints: [] };
+  for (const environmentId of new Set(events.map((row) => row.environment_id))) {
+    const ofEnvironment = events.filter((row) => row.environment_id === environmentId);
+    const jobs = await loadJobsWithDetailsAndXmins(db, environmentId, ofEnvironment.map((row) => row.id));
+    for (const row of ofEnvironment) {
+      const read = jobs.get(row.id) ?? { jobs: [], jobXmins: [], detailXmins: [] };
+      const event = toEvent(row);
+      event.jobs = read.jobs;
+      const text = items.get(row.id)!.render(event);
+      if (text === undefined) continue;
+      kept.ids.push(row.id);
+      kept.environments.push(environmentId);
+      kept.texts.push(text);
+      kept.prints.push(eventPrint(row.row_xmin, read.jobXmins, read.detailXmins));
+    }
+  }
+  if (kept.ids.length === 0) return;
+  await db.executeQuery(
+    CompiledQuery.raw(
+      `insert into notification_texts (notification_id, environment_id, text, print)
+select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])
+on conflict (notification_id) do update set environment_id = excluded.environment_id, text = excluded.text, print = excluded.print`,
+      [kept.ids, kept.environments, kept.texts, kept.prints],
+    ),
+  );
 }
 
 /**

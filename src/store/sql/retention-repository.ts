@@ -79,6 +79,8 @@ export class SqlRetentionRepository implements RetentionRepository {
         const details = await trx.deleteFrom('execution_details').where('notification_id', 'in', gone).executeTakeFirst();
         result.executionDetails += Number(details.numDeletedRows);
         await trx.deleteFrom('notification_topics').where('notification_id', 'in', gone).execute();
+        // PostgreSQL's kept texts are not dropped by triggers (SQLite's are, with the event).
+        if (this.options.dialect === 'postgres') await trx.deleteFrom('notification_texts').where('notification_id', 'in', gone).execute();
       }
       result.heldMs = performance.now() - started;
       return result;

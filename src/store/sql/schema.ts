@@ -266,6 +266,8 @@ export interface NotificationTextsTable {
   notification_id: string;
   environment_id: string;
   text: string;
+  /** PostgreSQL: the print of the rows the text was written from (eventPrint); null on SQLite. */
+  print: string | null;
 }
 
 export interface IdempotencyKeysTable {

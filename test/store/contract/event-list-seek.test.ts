@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { NotificationListFilter } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
+import { PRINT_SQL } from '../../../src/store/sql/notification-repository.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { seededRandom } from '../../helpers/factories.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
@@ -92,9 +93,16 @@ for (const implementation of implementations) {
       return checked;
     }
 
-    /** The kept texts of these events that a page shows (none on PostgreSQL, which keeps no texts). */
+    /** The kept texts of these events that a page shows (on PostgreSQL those whose print still matches its rows). */
     async function keptTexts(ids: string[]): Promise<Map<string, string>> {
-      if (implementation.name !== 'SQLite' || ids.length === 0) return new Map();
+      if (ids.length === 0) return new Map();
+      if (implementation.name !== 'SQLite') {
+        const { rows: kept } = await sql<{ notification_id: string; text: string }>`
+          select notification_texts.notification_id, notification_texts.text from notification_texts
+          inner join notifications on notifications.id = notification_texts.notification_id
+          where notification_texts.notification_id in (${sql.join(ids)}) and notification_texts.print = ${sql.raw(PRINT_SQL)}`.execute(database.db);
+        return new Map(kept.map((row) => [row.notification_id, row.text]));
+      }
       const kept = await database.db.selectFrom('notification_texts').select(['notification_id', 'text']).where('notification_id', 'in', ids).execute();
       return new Map(kept.map((row) => [row.notification_id, row.text]));
     }
@@ -138,13 +146,18 @@ for (const implementation of implementations) {
       batch.push({ id: newId(), environmentId: env, createdAt: at(70, 0) }, { id: newId(), environmentId: env, createdAt: at(63, 500) });
       await insert(batch);
       // Every third event has a kept text (its list entry, as the worker keeps it once its jobs have ended): pages mix
-      // texts and events assembled from their rows. Later deletes and moves drop a text (SQLite's triggers).
+      // texts and events assembled from their rows. Later deletes and moves drop a text (SQLite's triggers) or change
+      // the event's print (PostgreSQL: the text is then not used).
       const texts = batch.filter((row, index) => row.environmentId === env && index % 3 === 0);
       for (let i = 0; i < texts.length; i += 200) {
         await database.db
           .insertInto('notification_texts')
-          .values(texts.slice(i, i + 200).map((row) => ({ notification_id: row.id, environment_id: env, text: `{"_id":"${row.id}","kept":true}` })))
+          .values(texts.slice(i, i + 200).map((row) => ({ notification_id: row.id, environment_id: env, text: `{"_id":"${row.id}","kept":true}`, print: null })))
           .execute();
+      }
+      if (implementation.name !== 'SQLite') {
+        await sql`update notification_texts set print = (select ${sql.raw(PRINT_SQL)} from notifications where notifications.id = notification_texts.notification_id)`.execute(database.db);
+        expect((await keptTexts(texts.map((row) => row.id))).size).toBe(texts.length);
       }
     }, 120_000);
     afterAll(async () => {
