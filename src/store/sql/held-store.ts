@@ -31,6 +31,8 @@ export class HeldWrites {
   private readonly subscribers: Array<CompiledQuery<unknown>> = [];
   private readonly createdSubscribers = new Set<string>();
   private messages = 0;
+  /** keepText of held events: their kept texts, written last in the block (after the inserts whose triggers clear them). */
+  private readonly texts = new Map<string, (event: NotificationEvent) => string | undefined>();
   readonly store: Store;
 
   /**
@@ -47,6 +49,13 @@ export class HeldWrites {
         value: async (event: NotificationEvent, jobs: StoredJob[]) => {
           held.events.push({ event, jobs });
           for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
+        },
+      },
+      keepText: {
+        value: async (environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined) => {
+          // Rendered at flush from the held event and its jobs as saved last: only for an event held here.
+          if (!held.events.some(({ event }) => event._id === id && event._environmentId === environmentId)) throw new Error(`held writes: event ${id} is not held`);
+          held.texts.set(id, render);
         },
       },
     });
@@ -130,6 +139,7 @@ export class HeldWrites {
   /** Writes what is held (nothing when nothing is). */
   async flush(): Promise<void> {
     const statements: Array<CompiledQuery<unknown> | NamedStatement> = [...this.subscribers];
+    const keptTexts: Array<CompiledQuery<unknown>> = [];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));
       statements.push(...(await this.base.notifications.createWithJobsStatements(event, current)));
@@ -138,8 +148,11 @@ export class HeldWrites {
         if (!outcome) continue;
         statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
       }
+      const render = this.writer ? this.texts.get(event._id) : undefined;
+      const kept = render && this.base.notifications.keptTextStatement(event, current, render);
+      if (kept) keptTexts.push(kept);
     }
-    statements.push(...this.after);
+    statements.push(...this.after, ...keptTexts);
     if (this.writer) {
       if (statements.length > 0) await this.writer.writeTogether((run) => runInOrder(statements, run));
       return;

@@ -316,6 +316,23 @@ export async function loadJobsWithDetails(
   return byNotification;
 }
 
+/**
+ * The job as a read of its just-inserted rows gives it back (its row and its details' rows through the same mapping,
+ * details oldest first as loadJobsWithDetails orders them), without the read: for a text kept with the write.
+ */
+export function storedCopyOfJob(job: StoredJob): StoredJob {
+  const details = job.executionDetails.map((detail) => toDetailRow(job, detail));
+  details.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return toStoredJob(asReadBack(toJobRow(job)), details.map((row) => toExecutionDetail(asReadBack(row))));
+}
+
+/** A row as SQLite gives it back: a column left undefined (not inserted) reads as null. */
+export function asReadBack<T extends object>(row: T): T {
+  const copy = { ...row } as Record<string, unknown>;
+  for (const key of Object.keys(copy)) if (copy[key] === undefined) copy[key] = null;
+  return copy as T;
+}
+
 /** The parts of a job kept in its JSON document: everything the columns do not hold. */
 type JobDocument = Pick<Job, 'digest' | 'step' | 'overrides' | 'payload' | 'scheduleExtensionsCount'>;
 
