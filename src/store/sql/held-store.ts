@@ -142,15 +142,15 @@ export class HeldWrites {
     const keptTexts: Array<CompiledQuery<unknown>> = [];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));
-      statements.push(...(await this.base.notifications.createWithJobsStatements(event, current)));
+      const render = this.writer ? this.texts.get(event._id) : undefined;
+      const { statements: inserts, keptText } = await this.base.notifications.createWithJobsAndTextStatements(event, current, render);
+      statements.push(...inserts);
+      if (keptText) keptTexts.push(keptText);
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
         statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
       }
-      const render = this.writer ? this.texts.get(event._id) : undefined;
-      const kept = render && this.base.notifications.keptTextStatement(event, current, render);
-      if (kept) keptTexts.push(kept);
     }
     statements.push(...this.after, ...keptTexts);
     if (this.writer) {

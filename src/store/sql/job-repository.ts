@@ -143,15 +143,30 @@ export function endedStepOf(job: StoredJob, outcome: OverviewOutcome): EndedStep
   };
 }
 
-/** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */
-export function jobInsertStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], jobs: StoredJob[]): CompiledQuery<unknown>[] {
+/**
+ * The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. With
+ * `readBack`, also the jobs as a read of those rows gives them back (the same row mapping both ways, details oldest
+ * first as loadJobsWithDetails orders them), from the rows built for the inserts: for a text kept with the write.
+ */
+export function jobInsertStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], jobs: StoredJob[], readBack?: StoredJob[]): CompiledQuery<unknown>[] {
   const statements: CompiledQuery<unknown>[] = [];
   for (const batch of chunks(jobs, INSERT_BATCH)) {
-    statements.push(insertJobs.compile(db, dialect, batch.map(toJobRow)));
-    const details = batch.flatMap((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
-    for (const detailBatch of chunks(details, INSERT_BATCH)) statements.push(insertDetails.compile(db, dialect, detailBatch));
+    const rows = batch.map(toJobRow);
+    statements.push(insertJobs.compile(db, dialect, rows));
+    const detailsOfJobs = batch.map((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
+    for (const detailBatch of chunks(detailsOfJobs.flat(), INSERT_BATCH)) statements.push(insertDetails.compile(db, dialect, detailBatch));
+    if (!readBack) continue;
+    rows.forEach((row, index) => {
+      const details = [...detailsOfJobs[index]!].sort(detailOrder).map((detail) => toExecutionDetail(asReadBack(detail)));
+      readBack.push(toStoredJob(asReadBack(row), details));
+    });
   }
   return statements;
+}
+
+function detailOrder(a: DetailRow, b: DetailRow): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 // The statements of the delivery path, compiled once (see ReusableQuery).
@@ -314,16 +329,6 @@ export async function loadJobsWithDetails(
     byNotification.set(row.notification_id, list);
   }
   return byNotification;
-}
-
-/**
- * The job as a read of its just-inserted rows gives it back (its row and its details' rows through the same mapping,
- * details oldest first as loadJobsWithDetails orders them), without the read: for a text kept with the write.
- */
-export function storedCopyOfJob(job: StoredJob): StoredJob {
-  const details = job.executionDetails.map((detail) => toDetailRow(job, detail));
-  details.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return toStoredJob(asReadBack(toJobRow(job)), details.map((row) => toExecutionDetail(asReadBack(row))));
 }
 
 /** A row as SQLite gives it back: a column left undefined (not inserted) reads as null. */
