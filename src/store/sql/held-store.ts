@@ -13,7 +13,8 @@ import type { SqlStore } from './sql-store.js';
  * The Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
  * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
  * `messages.create` of a held job's message, `subscribers.create`, `events.record` and `triggers.setState` are held as
- * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); `flush`
+ * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); on SQLite,
+ * `notifications.keepText` of a held event renders its list text at flush, written last (see keepEventText); `flush`
  * writes everything in one statement on PostgreSQL, so one round trip and one commit, and on SQLite as one
  * synchronous block (`SynchronousWriter`: one savepoint, one wait for the group commit; an explicit transaction around
  * the step instead held every other statement of the process while the step ran, BENCHMARKS.md session 13). Each job
