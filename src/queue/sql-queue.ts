@@ -47,6 +47,8 @@ export class SqlQueue implements JobQueue {
   private pumpAgain = false;
   private wakeScheduled = false;
   private closing?: Promise<void>;
+  /** The pump's loop while it runs: close() waits for its claim, whose rows it hands back rather than start. */
+  private pumped?: Promise<void>;
   private serving?: () => boolean;
   private concurrencyWhileServing = Infinity;
 
@@ -218,6 +220,8 @@ export class SqlQueue implements JobQueue {
   private async drain(graceMs: number): Promise<void> {
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeatTimer);
+    // A claim still running hands its rows back (see `pump`); wait for that before the caller closes the database.
+    await this.pumped;
     if (this.running.size === 0) return;
     let graceTimer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -240,12 +244,18 @@ export class SqlQueue implements JobQueue {
       return;
     }
     this.pumping = true;
-    void (async () => {
+    this.pumped = (async () => {
       try {
         do {
           this.pumpAgain = false;
           while (this.hasFreeSlot()) {
             const rows = await this.claim(this.slots() - this.running.size - this.reserved);
+            if (this.closing) {
+              // close() began while the claim ran: no job starts after it. Handed back now (attempt not spent), so the
+              // next start takes them at once instead of after their lease.
+              if (rows.length > 0) await this.release(rows.map((row) => row.id));
+              return;
+            }
             for (const row of rows) this.track(row);
             if (rows.length === 0) break;
           }

@@ -146,6 +146,36 @@ describe('SqlQueue', () => {
     expect(finished).toBe(true);
   });
 
+  it('starts no job whose claim was still running when close began, and hands its rows back at once', async () => {
+    let queue: SqlQueue | undefined;
+    let closing: Promise<void> | undefined;
+    // close() is called the moment the claim's rows come back from the database, before the queue sees them.
+    const closeOnClaim = db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async ({ result }) => {
+        const claimed = result.rows.length > 0 && result.rows.every((row) => (row as { state?: unknown }).state === 'active');
+        if (claimed && queue && !closing) closing = queue.close({ graceMs: 100 });
+        return result;
+      },
+    });
+    queue = new SqlQueue(closeOnClaim, { dialect: 'sqlite', clock, logger: silent, pollIntervalMs: 10, defaultAttempts: 3, backoffMs: 1000 });
+    queues.push(queue);
+    await queue.enqueueMany('late', [{ payload: { n: 1 } }, { payload: { n: 2 } }, { payload: { n: 3 } }]);
+    const started: QueuedJob[] = [];
+    await queue.start(async (job) => void started.push(job), { concurrency: 4 });
+    await until(() => closing !== undefined);
+    await closing;
+    // Whatever the claim's caller would still do runs in this turn's microtasks and the next turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([]);
+    const left = await rows();
+    expect(left.map((row) => [row.state, row.attempts, row.locked_until])).toEqual([
+      ['waiting', 0, null],
+      ['waiting', 0, null],
+      ['waiting', 0, null],
+    ]);
+  });
+
   it('runs at most the shared concurrency while the API is serving, and all of it again once it stops', async () => {
     const queue = makeQueue();
     let serving = true;

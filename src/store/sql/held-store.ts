@@ -13,7 +13,8 @@ import type { SqlStore } from './sql-store.js';
  * The Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
  * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
  * `messages.create` of a held job's message, `subscribers.create`, `events.record` and `triggers.setState` are held as
- * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); `flush`
+ * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); on SQLite,
+ * `notifications.keepText` of a held event renders its list text at flush, written last (see keepEventText); `flush`
  * writes everything in one statement on PostgreSQL, so one round trip and one commit, and on SQLite as one
  * synchronous block (`SynchronousWriter`: one savepoint, one wait for the group commit; an explicit transaction around
  * the step instead held every other statement of the process while the step ran, BENCHMARKS.md session 13). Each job
@@ -31,6 +32,8 @@ export class HeldWrites {
   private readonly subscribers: Array<CompiledQuery<unknown>> = [];
   private readonly createdSubscribers = new Set<string>();
   private messages = 0;
+  /** keepText of held events: their kept texts, written last in the block (after the inserts whose triggers clear them). */
+  private readonly texts = new Map<string, (event: NotificationEvent) => string | undefined>();
   readonly store: Store;
 
   /**
@@ -47,6 +50,15 @@ export class HeldWrites {
         value: async (event: NotificationEvent, jobs: StoredJob[]) => {
           held.events.push({ event, jobs });
           for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
+        },
+      },
+      keepText: {
+        value: async (environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined) => {
+          // Rendered at flush from the held event and its jobs as saved last: only for an event held here, and only
+          // where the flush writes it (SQLite's block). PostgreSQL keeps it after the flush, through its own window.
+          if (!held.writer) throw new Error(`held writes: event ${id}'s text is kept after the flush`);
+          if (!held.events.some(({ event }) => event._id === id && event._environmentId === environmentId)) throw new Error(`held writes: event ${id} is not held`);
+          held.texts.set(id, render);
         },
       },
     });
@@ -130,16 +142,20 @@ export class HeldWrites {
   /** Writes what is held (nothing when nothing is). */
   async flush(): Promise<void> {
     const statements: Array<CompiledQuery<unknown> | NamedStatement> = [...this.subscribers];
+    const keptTexts: Array<CompiledQuery<unknown>> = [];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));
-      statements.push(...(await this.base.notifications.createWithJobsStatements(event, current)));
+      const render = this.writer ? this.texts.get(event._id) : undefined;
+      const { statements: inserts, keptText } = await this.base.notifications.createWithJobsAndTextStatements(event, current, render);
+      statements.push(...inserts);
+      if (keptText) keptTexts.push(keptText);
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
         statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
       }
     }
-    statements.push(...this.after);
+    statements.push(...this.after, ...keptTexts);
     if (this.writer) {
       if (statements.length > 0) await this.writer.writeTogether((run) => runInOrder(statements, run));
       return;

@@ -143,15 +143,30 @@ export function endedStepOf(job: StoredJob, outcome: OverviewOutcome): EndedStep
   };
 }
 
-/** The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. */
-export function jobInsertStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], jobs: StoredJob[]): CompiledQuery<unknown>[] {
+/**
+ * The inserts of jobs and of their execution details, in multi-row statements of at most INSERT_BATCH rows. With
+ * `readBack`, also the jobs as a read of those rows gives them back (the same row mapping both ways, details oldest
+ * first as loadJobsWithDetails orders them), from the rows built for the inserts: for a text kept with the write.
+ */
+export function jobInsertStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], jobs: StoredJob[], readBack?: StoredJob[]): CompiledQuery<unknown>[] {
   const statements: CompiledQuery<unknown>[] = [];
   for (const batch of chunks(jobs, INSERT_BATCH)) {
-    statements.push(insertJobs.compile(db, dialect, batch.map(toJobRow)));
-    const details = batch.flatMap((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
-    for (const detailBatch of chunks(details, INSERT_BATCH)) statements.push(insertDetails.compile(db, dialect, detailBatch));
+    const rows = batch.map(toJobRow);
+    statements.push(insertJobs.compile(db, dialect, rows));
+    const detailsOfJobs = batch.map((job) => job.executionDetails.map((detail) => toDetailRow(job, detail)));
+    for (const detailBatch of chunks(detailsOfJobs.flat(), INSERT_BATCH)) statements.push(insertDetails.compile(db, dialect, detailBatch));
+    if (!readBack) continue;
+    rows.forEach((row, index) => {
+      const details = [...detailsOfJobs[index]!].sort(detailOrder).map((detail) => toExecutionDetail(asReadBack(detail)));
+      readBack.push(toStoredJob(asReadBack(row), details));
+    });
   }
   return statements;
+}
+
+function detailOrder(a: DetailRow, b: DetailRow): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 // The statements of the delivery path, compiled once (see ReusableQuery).
@@ -364,6 +379,13 @@ const JOBS_AND_DETAILS_WITH_XMINS = `select * from (
   from execution_details where notification_id = any($2::text[]) and environment_id = $1
 ) page_rows
 order by kind, case when kind = 0 then notification_id end, step_index, created_at, id`;
+
+/** A row as SQLite gives it back: a column left undefined (not inserted) reads as null. */
+export function asReadBack<T extends object>(row: T): T {
+  const copy = { ...row } as Record<string, unknown>;
+  for (const key of Object.keys(copy)) if (copy[key] === undefined) copy[key] = null;
+  return copy as T;
+}
 
 /** The parts of a job kept in its JSON document: everything the columns do not hold. */
 type JobDocument = Pick<Job, 'digest' | 'step' | 'overrides' | 'payload' | 'scheduleExtensionsCount'>;
