@@ -21,6 +21,8 @@ export interface Config {
   databaseUrl?: string;
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
+  /** Embedded: ms between WAL checkpoints on a thread of their own; 0 leaves them in the committing call. */
+  sqliteCheckpointMs: number;
   /** Redis connection string; the in-process SQL queue when absent. */
   redisUrl?: string;
   /** 32-byte key, base64 or hex; generated into dataDir when absent. */
@@ -301,6 +303,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: resolve(env.HERALD_DATA_DIR || './data'),
     databaseUrl: optional(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'HERALD_DATABASE_POOL_SIZE', 10, 1, 1000),
+    // Embedded: WAL checkpoints on a thread of their own every this many ms, off the event loop (0: in the commit, as
+    // SQLite does by default). See src/store/sqlite/background-checkpoint.ts.
+    sqliteCheckpointMs: integer(env, 'HERALD_SQLITE_CHECKPOINT_MS', 50, 0, 60_000),
     redisUrl: optional(env, 'REDIS_URL'),
     encryptionKey: optional(env, 'HERALD_ENCRYPTION_KEY'),
     bootstrapSecretKey: optional(env, 'HERALD_BOOTSTRAP_SECRET_KEY'),

@@ -95,8 +95,11 @@ export function createLogger(config: Config): Logger {
 }
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */
-export async function openDatabase(config: Config): Promise<Kysely<Database>> {
-  if (!config.databaseUrl) return openSqlite(config.dataDir);
+export async function openDatabase(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean } = {}): Promise<Kysely<Database>> {
+  // Only a serving process checkpoints on a thread: a one-shot command's few writes are checkpointed when it closes.
+  if (!config.databaseUrl) {
+    return openSqlite(config.dataDir, undefined, { checkpointIntervalMs: options.backgroundCheckpoints ? config.sqliteCheckpointMs : 0, logger: options.logger });
+  }
   const { openPostgres } = await import('./store/postgres/connection.js');
   return openPostgres(config.databaseUrl, config.databasePoolSize);
 }
@@ -126,7 +129,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const logger = options.logger ?? createLogger(config);
   const secretBox = new SecretBox(loadMasterKey(config));
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { logger, backgroundCheckpoints: true });
   if (options.migrate ?? true) await migrateToLatest(db, dialect);
 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.

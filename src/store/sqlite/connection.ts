@@ -4,6 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from '../sql/schema.js';
 import { registerSnapshotReader } from '../sql/snapshot-reads.js';
+import type { Logger } from '../../usecases/deps.js';
+import { startBackgroundCheckpoints } from './background-checkpoint.js';
 import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from './group-commit-driver.js';
 
 /**
@@ -17,9 +19,14 @@ import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from './group-commi
  * now the same as at 10k; the engine benchmark did not move). The cost SQLite documents: an I/O error while
  * reading the file becomes a crash (SIGBUS) instead of an error, after which a restart recovers from the WAL.
  */
-export function openSqlite(dataDir: string, fileName = 'herald.sqlite'): Kysely<Database> {
+export function openSqlite(
+  dataDir: string,
+  fileName = 'herald.sqlite',
+  options: { checkpointIntervalMs?: number; logger?: Pick<Logger, 'warn'> } = {},
+): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
-  const sqlite = new BetterSqlite3(join(dataDir, fileName));
+  const file = join(dataDir, fileName);
+  const sqlite = new BetterSqlite3(file);
   // Takes effect in a new file (before its first table) and after a VACUUM; retention gives deleted pages back with
   // incremental vacuum (store/sqlite/storage.ts switches files made before this).
   sqlite.pragma('auto_vacuum = INCREMENTAL');
@@ -30,7 +37,14 @@ export function openSqlite(dataDir: string, fileName = 'herald.sqlite'): Kysely<
   sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   cachePreparedStatements(sqlite);
-  const driver = new GroupCommitSqliteDriver(sqlite);
+  // After the pragmas: the file is in WAL mode before the thread's connection opens it.
+  const checkpoints = options.checkpointIntervalMs
+    ? startBackgroundCheckpoints(file, {
+        intervalMs: options.checkpointIntervalMs,
+        onError: (message) => options.logger?.warn({ error: message }, 'background WAL checkpoint failed'),
+      })
+    : undefined;
+  const driver = new GroupCommitSqliteDriver(sqlite, checkpoints && (() => checkpoints.stop()));
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
   registerSnapshotReader(db, driver);
   return db;

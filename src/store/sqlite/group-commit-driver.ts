@@ -33,7 +33,11 @@ export class GroupCommitSqliteDriver implements Driver {
   private explicitEnded?: { promise: Promise<void>; resolve(): void };
   private closed = false;
 
-  constructor(readonly sqlite: BetterSqlite3.Database) {}
+  /** `beforeClose` runs first in `destroy()` (connection.ts stops the background checkpoint's thread there). */
+  constructor(
+    readonly sqlite: BetterSqlite3.Database,
+    private readonly beforeClose?: () => Promise<void>,
+  ) {}
 
   async init(): Promise<void> {}
 
@@ -80,6 +84,7 @@ export class GroupCommitSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.beforeClose?.();
     if (this.group && !this.explicit) this.commitGroup();
     // Closing inside an explicit transaction rolls the shared one back: its writers learn they were not committed.
     if (this.group) this.abandonGroup(new Error('the database was closed before these writes were committed'));
