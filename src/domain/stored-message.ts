@@ -34,6 +34,11 @@ export interface StoredMessage {
   document: string | null;
   /** The subscriber record, when the caller looked it up; it takes the place of any stored copy. */
   subscriber?: Subscriber;
+  /**
+   * The JSON text of the workflow snapshot the document references (`"template":"snapshot:<id>"`, see
+   * TEMPLATE_SNAPSHOT_PREFIX), when it references one.
+   */
+  template?: string;
 }
 
 /**
@@ -49,6 +54,8 @@ export interface ListedMessage {
   stored?: StoredMessage;
   /** The subscriber record, when the caller looked it up. */
   subscriber?: Subscriber;
+  /** The text of the workflow snapshot its list text references (MESSAGE_TEXT_TEMPLATE), when it references one. */
+  template?: string;
 }
 
 /**
@@ -60,6 +67,24 @@ export type MessageText = (stored: StoredMessage) => string | undefined;
 
 /** Where a list text takes the subscriber record: a character that compact JSON never holds raw (it is escaped). */
 export const MESSAGE_TEXT_SUBSCRIBER = '\u0001';
+
+/**
+ * Where a list text takes the message's workflow snapshot: this character, then the snapshot's id
+ * (TEMPLATE_SNAPSHOT_ID_LENGTH characters), standing for `,"template":<the snapshot's text>` (issue 24, data size).
+ */
+export const MESSAGE_TEXT_TEMPLATE = '\u0002';
+
+/**
+ * A stored document's `template` when the message references a kept snapshot (MessageTemplatesTable) instead of
+ * holding it: this prefix, then the snapshot's id.
+ */
+export const TEMPLATE_SNAPSHOT_PREFIX = 'snapshot:';
+export const TEMPLATE_SNAPSHOT_ID_LENGTH = 32;
+
+/** The snapshot id a stored document's `template` value references, or undefined when it holds no reference. */
+export function templateSnapshotId(value: unknown): string | undefined {
+  return typeof value === 'string' && value.startsWith(TEMPLATE_SNAPSHOT_PREFIX) ? value.slice(TEMPLATE_SNAPSHOT_PREFIX.length) : undefined;
+}
 
 /** Document fields that read as a default when the document lacks them or holds null (messageOf's `??=`). */
 export const DOCUMENT_DEFAULTS: Readonly<Partial<Record<keyof Message, unknown>>> = Object.freeze({ cta: Object.freeze({}) });
@@ -90,5 +115,7 @@ export function messageOf(stored: StoredMessage): Message {
   message.createdAt = columns.createdAt;
   message.updatedAt = columns.updatedAt;
   if (stored.subscriber !== undefined) message.subscriber = stored.subscriber;
+  // A referenced snapshot takes the reference's place (same key position): each message gets its own parsed copy.
+  if (stored.template !== undefined && templateSnapshotId(message.template) !== undefined) message.template = JSON.parse(stored.template);
   return message;
 }

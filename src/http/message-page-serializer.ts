@@ -1,6 +1,15 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { DOCUMENT_DEFAULTS, MESSAGE_TEXT_SUBSCRIBER, messageOf, type ListedMessage, type StoredMessage } from '../domain/stored-message.js';
+import {
+  DOCUMENT_DEFAULTS,
+  MESSAGE_TEXT_SUBSCRIBER,
+  MESSAGE_TEXT_TEMPLATE,
+  messageOf,
+  TEMPLATE_SNAPSHOT_ID_LENGTH,
+  TEMPLATE_SNAPSHOT_PREFIX,
+  type ListedMessage,
+  type StoredMessage,
+} from '../domain/stored-message.js';
 import type { Page, Subscriber } from '../domain/types.js';
 import { PageEnvelope } from './schemas/common.js';
 import { MessageSchema } from './schemas/message.js';
@@ -35,12 +44,22 @@ export function serializeMessagePage(page: Page<ListedMessage>): string {
       json += writer.message(listed.stored!, listed.subscriber, false);
       continue;
     }
-    // A stored list text (messageListText): only the subscriber record goes in.
+    // A stored list text (messageListText): the subscriber record goes in, and the workflow snapshot it references.
     const at = text.indexOf(MESSAGE_TEXT_SUBSCRIBER);
     if (at < 0) throw new Error('message serializer: a list text without its subscriber mark');
-    json += text.slice(0, at);
-    if (listed.subscriber !== undefined) json += SUBSCRIBER_KEY + writer.subscriber(listed.subscriber);
-    json += text.slice(at + 1);
+    const subscriber = listed.subscriber !== undefined ? SUBSCRIBER_KEY + writer.subscriber(listed.subscriber) : '';
+    const snapshotAt = text.indexOf(MESSAGE_TEXT_TEMPLATE);
+    if (snapshotAt < 0) {
+      json += text.slice(0, at) + subscriber + text.slice(at + 1);
+      continue;
+    }
+    if (listed.template === undefined) throw new Error('message serializer: a list text without its workflow snapshot');
+    const template = TEMPLATE_KEY + listed.template;
+    const snapshotEnd = snapshotAt + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH;
+    json +=
+      at < snapshotAt
+        ? text.slice(0, at) + subscriber + text.slice(at + 1, snapshotAt) + template + text.slice(snapshotEnd)
+        : text.slice(0, snapshotAt) + template + text.slice(snapshotEnd, at) + subscriber + text.slice(at + 1);
   }
   return json + envelope.tail;
 }
@@ -152,6 +171,10 @@ const serializeWholeMessage = serializerOf(MessageSchema);
 const serializeEnvelope = serializerOf(PageEnvelope(MessageSchema, { totalCount: true }));
 const EMPTY_DATA = '"data":[]';
 const SUBSCRIBER_KEY = ',"subscriber":';
+/** What MESSAGE_TEXT_TEMPLATE and its id stand for, before the snapshot's text (`template` is never the first key). */
+const TEMPLATE_KEY = ',"template":';
+/** A document's `template` that references a kept snapshot, as its raw JSON text starts. */
+const SNAPSHOT_REFERENCE = `"${TEMPLATE_SNAPSHOT_PREFIX}`;
 
 /**
  * The page's envelope as its schema writes it with no messages, split inside its empty `data` array: wherever the
@@ -221,7 +244,16 @@ class PageWriter {
       } else if (plan.source === 'subscriber' && subscriber !== undefined) {
         text = this.subscriber(subscriber);
       } else {
-        const raw = fields[slot];
+        let raw = fields[slot];
+        if (raw !== undefined && plan.name === 'template' && raw.startsWith(SNAPSHOT_REFERENCE)) {
+          // A referenced workflow snapshot: the list text keeps the reference; a page puts the snapshot's text in.
+          if (forText) {
+            json += MESSAGE_TEXT_TEMPLATE + raw.slice(SNAPSHOT_REFERENCE.length, -1);
+            continue;
+          }
+          if (stored.template === undefined) throw new Error('message serializer: a message without its workflow snapshot');
+          raw = stored.template;
+        }
         if (plan.defaultText !== undefined && (raw === undefined || raw === 'null')) text = plan.defaultText;
         else if (raw !== undefined) text = fromRaw(plan, raw);
       }

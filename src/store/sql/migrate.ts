@@ -14,7 +14,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     migrationTableSchema = rows[0]?.schema;
   }
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
+  // Unordered: a migration numbered in a gap (0025 shipped after 0026-0029) still runs on a database that already ran
+  // the later ones; without it Kysely refuses such a database. Migrations stay independent of each other's order.
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
@@ -30,6 +32,6 @@ export async function pendingMigrations(db: Kysely<Database>, dialect: 'sqlite' 
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     migrationTableSchema = rows[0]?.schema;
   }
-  const migrations = await new Migrator({ db, provider: migrationProvider, migrationTableSchema }).getMigrations();
+  const migrations = await new Migrator({ db, provider: migrationProvider, migrationTableSchema, allowUnorderedMigrations: true }).getMigrations();
   return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }

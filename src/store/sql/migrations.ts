@@ -759,6 +759,20 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0025_message_templates': {
+    // Data size (issue 24 point 4): every message embedded its workflow's snapshot (~1.1 KB) in its document and again
+    // in its list text, so a SQLite row no longer fit three to a page (4.1 KB per message row). Messages now reference
+    // one copy per snapshot, by a hash of its text. Rows written before keep their inline snapshot and read as before.
+    // Named 0025 after 0026-0029 shipped: migrateToLatest allows such gaps to run late (see migrate.ts).
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('message_templates')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
   '0026_notification_buckets': {
     // Deep pages of the event list (issue 24): an OFFSET of thousands walked that many index entries, and on a
     // PostgreSQL table without a fresh visibility map (no autovacuum, or not yet) visited the heap for each. The

@@ -1,3 +1,4 @@
+import { TemplateSnapshots } from './template-snapshots.js';
 import { sql, type Kysely } from 'kysely';
 import type { Store } from '../ports.js';
 import type { SecretBox } from '../secret-box.js';
@@ -51,6 +52,8 @@ export interface SqlStoreOptions {
    * leave the text NULL, and the list writes those messages from their columns and document.
    */
   messageText?: MessageText;
+  /** The per-process cache of message workflow snapshots (migration 0025); one is made when absent. */
+  templateSnapshots?: TemplateSnapshots;
 }
 
 /**
@@ -84,6 +87,8 @@ export class SqlStore implements Store {
     this.tenancy = new SqlTenancyRepository(db, options.secretBox);
     this.integrations = new SqlIntegrationRepository(db, options);
     this.subscribers = new SqlSubscriberRepository(db, options);
+    // Made once per top-level store and shared by its transaction-bound stores (they receive the same options).
+    options.templateSnapshots ??= new TemplateSnapshots();
     this.messages = new SqlMessageRepository(db, options);
     this.notifications = new SqlNotificationRepository(db, options);
     this.jobs = new SqlJobRepository(db, options);
