@@ -30,8 +30,13 @@ export type MessageColumnFields = Pick<
  */
 export interface StoredMessage {
   columns: MessageColumnFields;
-  /** The JSON text of the document (the Message's other fields); '' or null when there is none. */
+  /**
+   * The JSON text of the document (the Message's other fields); null when there is none. '' when the list text holds
+   * them (see documentOfText): the row keeps one copy of those fields, not two.
+   */
   document: string | null;
+  /** The message's list text (MessageText), where the row has one. */
+  text?: string | null;
   /** The subscriber record, when the caller looked it up; it takes the place of any stored copy. */
   subscriber?: Subscriber;
   /**
@@ -86,6 +91,36 @@ export function templateSnapshotId(value: unknown): string | undefined {
   return typeof value === 'string' && value.startsWith(TEMPLATE_SNAPSHOT_PREFIX) ? value.slice(TEMPLATE_SNAPSHOT_PREFIX.length) : undefined;
 }
 
+/**
+ * A list text read back as an object: every field the list writes (the document's and the columns'), the workflow
+ * snapshot as its reference (`"snapshot:<id>"`, as in a document), no subscriber.
+ */
+export function documentOfText(text: string): Record<string, unknown> {
+  let json = text.replace(MESSAGE_TEXT_SUBSCRIBER, '');
+  const at = json.indexOf(MESSAGE_TEXT_TEMPLATE);
+  if (at >= 0) {
+    const id = json.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH);
+    json = `${json.slice(0, at)},"template":"${TEMPLATE_SNAPSHOT_PREFIX}${id}"${json.slice(at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH)}`;
+  }
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+/**
+ * True when a list text gives back every field of the document, each as the same JSON (nested keys in the same order),
+ * and holds no other field than those and the columns' (`columnFields`): the row can then keep the text alone.
+ * The schema the text is written by drops undeclared keys inside some fields (cta, content blocks): such a message
+ * keeps its document.
+ */
+export function textHoldsDocument(text: string, document: string, columnFields: ReadonlySet<string>): boolean {
+  const fromText = documentOfText(text);
+  const fromDocument = JSON.parse(document) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(fromDocument)) {
+    if (!(key in fromText) || JSON.stringify(fromText[key]) !== JSON.stringify(value)) return false;
+  }
+  for (const key of Object.keys(fromText)) if (!(key in fromDocument) && !columnFields.has(key)) return false;
+  return true;
+}
+
 /** Document fields that read as a default when the document lacks them or holds null (messageOf's `??=`). */
 export const DOCUMENT_DEFAULTS: Readonly<Partial<Record<keyof Message, unknown>>> = Object.freeze({ cta: Object.freeze({}) });
 
@@ -95,7 +130,7 @@ export const DOCUMENT_DEFAULTS: Readonly<Partial<Record<keyof Message, unknown>>
  */
 export function messageOf(stored: StoredMessage): Message {
   // The parsed document is a fresh object: the columns are written onto it rather than both copied into a new one.
-  const message = (stored.document ? JSON.parse(stored.document) : {}) as Message;
+  const message = (stored.document ? JSON.parse(stored.document) : stored.document === '' && stored.text ? documentOfText(stored.text) : {}) as Message;
   const columns = stored.columns;
   message._id = columns._id;
   message._environmentId = columns._environmentId;

@@ -5,6 +5,7 @@ import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.
 import {
   MESSAGE_TEXT_TEMPLATE,
   messageOf,
+  textHoldsDocument,
   TEMPLATE_SNAPSHOT_ID_LENGTH,
   TEMPLATE_SNAPSHOT_PREFIX,
   templateSnapshotId,
@@ -33,7 +34,7 @@ type MessageRow = Selectable<MessagesTable>;
  */
 const MESSAGE_DOCUMENT_COLUMNS = [
   'id', 'environment_id', 'organization_id', 'notification_id', 'subscriber_id', 'job_id', 'template_id', 'transaction_id',
-  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'created_at', 'updated_at', 'document',
+  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'created_at', 'updated_at', 'document', 'list_text',
 ] as const;
 type MessageDocumentRow = Pick<MessageRow, (typeof MESSAGE_DOCUMENT_COLUMNS)[number]>;
 
@@ -41,6 +42,11 @@ type MessageDocumentRow = Pick<MessageRow, (typeof MESSAGE_DOCUMENT_COLUMNS)[num
 const MESSAGE_PAGE_COLUMNS = MESSAGE_DOCUMENT_COLUMNS.filter(
   (column): column is Exclude<(typeof MESSAGE_DOCUMENT_COLUMNS)[number], 'environment_id' | 'deleted'> => column !== 'environment_id' && column !== 'deleted',
 );
+/** The Message fields a list text takes from the columns (and the subscriber, which it marks): see textHoldsDocument. */
+const TEXT_COLUMN_FIELDS: ReadonlySet<string> = new Set([
+  '_id', '_environmentId', '_organizationId', '_notificationId', '_subscriberId', '_jobId', '_templateId', 'transactionId',
+  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'createdAt', 'updatedAt', 'subscriber',
+]);
 /** Rows per multi-row INSERT: 18 columns each stays well under the databases' bound-parameter limits. */
 const INSERT_BATCH = 200;
 
@@ -904,6 +910,9 @@ function toRow(message: Message, externalSubscriberId: string, messageText: Mess
   };
   // The list text of the row as the list reads it back (toStored), so a page from texts is the page from the columns.
   if (messageText) row.list_text = messageText(toStored(row, row.environment_id, row.deleted)) ?? null;
+  // One copy of the document's fields, not two: when the text gives them all back, the document is left empty and
+  // read from the text (messageOf). Rows written before, or whose text drops something, keep their document.
+  if (row.list_text !== null && row.list_text !== undefined && textHoldsDocument(row.list_text, row.document, TEXT_COLUMN_FIELDS)) row.document = '';
   if (snapshotId !== undefined) rowSnapshots.set(row, snapshotId);
   return row;
 }
@@ -1044,5 +1053,5 @@ function toStored(row: Omit<MessageDocumentRow, 'environment_id' | 'deleted'>, e
   };
   // Archive is Inbox state: only in-app messages carry the field (other messages keep what their document says).
   if (row.channel === 'in_app') columns.archived = fromFlag(row.archived);
-  return { columns, document: row.document };
+  return { columns, document: row.document, text: row.list_text };
 }
