@@ -70,6 +70,12 @@ export interface ListedMessage {
  */
 export type MessageText = (stored: StoredMessage) => string | undefined;
 
+/**
+ * A stored message's list text (as MessageText), and whether it gives back every field of the document: the row then
+ * keeps the text alone and reads the document's fields from it (issue 24, data size).
+ */
+export type MessageTextHoldingDocument = (stored: StoredMessage) => { text: string; holdsDocument: boolean } | undefined;
+
 /** Where a list text takes the subscriber record: a character that compact JSON never holds raw (it is escaped). */
 export const MESSAGE_TEXT_SUBSCRIBER = '\u0001';
 
@@ -96,29 +102,16 @@ export function templateSnapshotId(value: unknown): string | undefined {
  * snapshot as its reference (`"snapshot:<id>"`, as in a document), no subscriber.
  */
 export function documentOfText(text: string): Record<string, unknown> {
-  let json = text.replace(MESSAGE_TEXT_SUBSCRIBER, '');
-  const at = json.indexOf(MESSAGE_TEXT_TEMPLATE);
-  if (at >= 0) {
-    const id = json.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH);
-    json = `${json.slice(0, at)},"template":"${TEMPLATE_SNAPSHOT_PREFIX}${id}"${json.slice(at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH)}`;
-  }
-  return JSON.parse(json) as Record<string, unknown>;
+  return JSON.parse(listTextJson(text)) as Record<string, unknown>;
 }
 
-/**
- * True when a list text gives back every field of the document, each as the same JSON (nested keys in the same order),
- * and holds no other field than those and the columns' (`columnFields`): the row can then keep the text alone.
- * The schema the text is written by drops undeclared keys inside some fields (cta, content blocks): such a message
- * keeps its document.
- */
-export function textHoldsDocument(text: string, document: string, columnFields: ReadonlySet<string>): boolean {
-  const fromText = documentOfText(text);
-  const fromDocument = JSON.parse(document) as Record<string, unknown>;
-  for (const [key, value] of Object.entries(fromDocument)) {
-    if (!(key in fromText) || JSON.stringify(fromText[key]) !== JSON.stringify(value)) return false;
-  }
-  for (const key of Object.keys(fromText)) if (!(key in fromDocument) && !columnFields.has(key)) return false;
-  return true;
+/** A list text as compact JSON: without its subscriber mark, its snapshot mark as the reference a document holds. */
+export function listTextJson(text: string): string {
+  const json = text.replace(MESSAGE_TEXT_SUBSCRIBER, '');
+  const at = json.indexOf(MESSAGE_TEXT_TEMPLATE);
+  if (at < 0) return json;
+  const id = json.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH);
+  return `${json.slice(0, at)},"template":"${TEMPLATE_SNAPSHOT_PREFIX}${id}"${json.slice(at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH)}`;
 }
 
 /** Document fields that read as a default when the document lacks them or holds null (messageOf's `??=`). */

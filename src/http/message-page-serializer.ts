@@ -79,6 +79,23 @@ export function messageListText(stored: StoredMessage): string | undefined {
   }
 }
 
+/**
+ * MessageTextHoldingDocument: the list text (messageListText), and whether it holds the whole document: every
+ * top-level document field was written into it as its stored JSON text, byte for byte, and the document has no other
+ * field. Found while writing (no second pass): the schema the text is written by drops undeclared keys inside some
+ * fields (cta, content blocks) or writes them in its own order, and ignores undeclared top-level keys; such a message
+ * keeps its document.
+ */
+export function messageListTextHoldingDocument(stored: StoredMessage): { text: string; holdsDocument: boolean } | undefined {
+  try {
+    const writer = new PageWriter();
+    const text = writer.message(stored, undefined, true);
+    return text === undefined ? undefined : { text, holdsDocument: writer.holdsDocument };
+  } catch {
+    return undefined;
+  }
+}
+
 type ValueSerializer = (value: unknown) => string;
 
 const compile = SerializerSelector()({}, undefined);
@@ -219,6 +236,17 @@ class PageWriter {
   private readonly subscribers = new Map<Subscriber, string>();
   private readonly fields: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
   private readonly known: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
+  /** After a list text is written: whether it holds every field of the document, as stored (see messageListTextHoldingDocument). */
+  holdsDocument = false;
+  private otherKeys = 0;
+  /** PLAN_SLOTS, counting the document's keys the schema does not declare (readJsonFields asks for every key). */
+  private readonly countingSlots = {
+    get: (key: string): number | undefined => {
+      const slot = PLAN_SLOTS.get(key);
+      if (slot === undefined) this.otherKeys++;
+      return slot;
+    },
+  };
 
   /** The message's text; with `forText`, its list text (messageListText), or undefined when its document is unreadable. */
   message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: true): string | undefined;
@@ -226,7 +254,9 @@ class PageWriter {
   message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: boolean): string | undefined {
     const fields = this.fields;
     fields.fill(undefined);
-    if (stored.document && !readJsonFields(stored.document, PLAN_SLOTS, fields, this.known)) {
+    this.otherKeys = 0;
+    let holds = true;
+    if (stored.document && !readJsonFields(stored.document, forText ? this.countingSlots : PLAN_SLOTS, fields, this.known)) {
       return forText ? undefined : serializeWholeMessage(messageOf(subscriber === undefined ? stored : { ...stored, subscriber }));
     }
     const columns = stored.columns as unknown as Record<string, unknown>;
@@ -236,6 +266,8 @@ class PageWriter {
       let text: string | undefined;
       if (plan.source === 'column' && columns[plan.name] !== undefined) {
         text = fromColumn(plan, columns[plan.name]);
+        // A document value the column overrides is not in the text.
+        if (fields[slot] !== undefined) holds = false;
       } else if (plan.source === 'subscriber' && forText) {
         // A document holding a copy of its subscriber (older rows) is written from it when the lookup finds none.
         if (fields[slot] !== undefined) return undefined;
@@ -256,9 +288,11 @@ class PageWriter {
         }
         if (plan.defaultText !== undefined && (raw === undefined || raw === 'null')) text = plan.defaultText;
         else if (raw !== undefined) text = fromRaw(plan, raw);
+        if (text !== raw) holds = false;
       }
       if (text !== undefined) json += (json === '' ? '{' : ',') + plan.key + text;
     }
+    this.holdsDocument = holds && this.otherKeys === 0;
     return json + '}';
   }
 

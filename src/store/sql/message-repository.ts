@@ -5,7 +5,6 @@ import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.
 import {
   MESSAGE_TEXT_TEMPLATE,
   messageOf,
-  textHoldsDocument,
   TEMPLATE_SNAPSHOT_ID_LENGTH,
   TEMPLATE_SNAPSHOT_PREFIX,
   templateSnapshotId,
@@ -42,11 +41,6 @@ type MessageDocumentRow = Pick<MessageRow, (typeof MESSAGE_DOCUMENT_COLUMNS)[num
 const MESSAGE_PAGE_COLUMNS = MESSAGE_DOCUMENT_COLUMNS.filter(
   (column): column is Exclude<(typeof MESSAGE_DOCUMENT_COLUMNS)[number], 'environment_id' | 'deleted'> => column !== 'environment_id' && column !== 'deleted',
 );
-/** The Message fields a list text takes from the columns (and the subscriber, which it marks): see textHoldsDocument. */
-const TEXT_COLUMN_FIELDS: ReadonlySet<string> = new Set([
-  '_id', '_environmentId', '_organizationId', '_notificationId', '_subscriberId', '_jobId', '_templateId', 'transactionId',
-  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'createdAt', 'updatedAt', 'subscriber',
-]);
 /** Rows per multi-row INSERT: 18 columns each stays well under the databases' bound-parameter limits. */
 const INSERT_BATCH = 200;
 
@@ -626,7 +620,7 @@ export class SqlMessageRepository implements MessageRepository {
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
   /** The row of a message write; every write of a message row rewrites its list text (or clears it, without a writer). */
   private toRow(message: Message, externalSubscriberId: string): MessageRow {
-    return toRow(message, externalSubscriberId, this.options.messageText, this.snapshots);
+    return toRow(message, externalSubscriberId, this.options, this.snapshots);
   }
 
   /** The snapshots the rows reference, written before the rows (see TemplateSnapshots.save). */
@@ -872,7 +866,8 @@ function snapshotText(texts: Map<string, string>, id: string): string {
   return text;
 }
 
-function toRow(message: Message, externalSubscriberId: string, messageText: MessageText | undefined, snapshots: TemplateSnapshots): MessageRow {
+function toRow(message: Message, externalSubscriberId: string, options: SqlStoreOptions, snapshots: TemplateSnapshots): MessageRow {
+  const { messageText, messageTextHoldingDocument } = options;
   const document: Record<string, unknown> = { ...message };
   for (const field of COLUMN_FIELDS) delete document[field];
   // The workflow snapshot is kept once (message_templates) and referenced, in its place among the document's keys.
@@ -909,10 +904,15 @@ function toRow(message: Message, externalSubscriberId: string, messageText: Mess
     list_text: null,
   };
   // The list text of the row as the list reads it back (toStored), so a page from texts is the page from the columns.
-  if (messageText) row.list_text = messageText(toStored(row, row.environment_id, row.deleted)) ?? null;
-  // One copy of the document's fields, not two: when the text gives them all back, the document is left empty and
-  // read from the text (messageOf). Rows written before, or whose text drops something, keep their document.
-  if (row.list_text !== null && row.list_text !== undefined && textHoldsDocument(row.list_text, row.document, TEXT_COLUMN_FIELDS)) row.document = '';
+  if (messageTextHoldingDocument) {
+    const written = messageTextHoldingDocument(toStored(row, row.environment_id, row.deleted));
+    row.list_text = written?.text ?? null;
+    // One copy of the document's fields, not two: when the text gives them all back, the document is left empty and
+    // read from the text (messageOf). Rows written before, or whose text drops something, keep their document.
+    if (written?.holdsDocument) row.document = '';
+  } else if (messageText) {
+    row.list_text = messageText(toStored(row, row.environment_id, row.deleted)) ?? null;
+  }
   if (snapshotId !== undefined) rowSnapshots.set(row, snapshotId);
   return row;
 }

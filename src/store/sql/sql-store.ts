@@ -7,7 +7,7 @@ import { SqlTenancyRepository } from './tenancy-repository.js';
 import { SqlIntegrationRepository } from './integration-repository.js';
 import { SqlSubscriberRepository } from './subscriber-repository.js';
 import { SqlMessageRepository } from './message-repository.js';
-import type { MessageText } from '../../domain/stored-message.js';
+import type { MessageText, MessageTextHoldingDocument } from '../../domain/stored-message.js';
 import { SqlNotificationRepository } from './notification-repository.js';
 import { SqlJobRepository } from './job-repository.js';
 import type { WorkflowCache } from './workflow-cache.js';
@@ -52,6 +52,11 @@ export interface SqlStoreOptions {
    * leave the text NULL, and the list writes those messages from their columns and document.
    */
   messageText?: MessageText;
+  /**
+   * Writes the list text as messageText does, and tells whether it holds the whole document: such a row keeps the text
+   * alone (document ''). Used instead of messageText when set.
+   */
+  messageTextHoldingDocument?: MessageTextHoldingDocument;
   /** The per-process cache of message workflow snapshots (migration 0025); one is made when absent. */
   templateSnapshots?: TemplateSnapshots;
 }

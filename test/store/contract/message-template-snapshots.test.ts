@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import { MESSAGE_TEXT_TEMPLATE } from '../../../src/domain/stored-message.js';
 import type { Message, Subscriber } from '../../../src/domain/types.js';
-import { messageListText, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
+import { messageListText, messageListTextHoldingDocument, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
 import type { MessageListFilter } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { migrateToLatest } from '../../../src/store/sql/migrate.js';
@@ -67,7 +67,7 @@ for (const implementation of implementations) {
       const { error } = await new Migrator({ db: database.db, provider: previous, migrationTableSchema: await migrationTableSchema() }).migrateToLatest();
       if (error) throw error;
       expect(await migrateToLatest(database.db, database.dialect)).toEqual(['0025_message_templates']);
-      store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText });
+      store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
       const createdAt = new Date().toISOString();
       const organization = { _id: newId(), name: 'Acme', createdAt };
       await store.tenancy.createOrganization(organization);
@@ -112,7 +112,7 @@ for (const implementation of implementations) {
       }
 
       // Every read gives back the message as written, keys in the same order (a fresh store: nothing cached).
-      const fresh = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText });
+      const fresh = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
       const reads = new Map<string, Message>();
       for (const message of written) {
         const read = await fresh.messages.get(scope.environmentId, message._id);
@@ -135,7 +135,7 @@ for (const implementation of implementations) {
         expect(document).toContain('Hello {{subscriber.firstName}}');
         await database.db.updateTable('messages').set({ document, list_text: listText }).where('id', '=', message._id).execute();
       }
-      const old = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText });
+      const old = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
       // The same Messages as from the rows in the new shape.
       for (const message of written) expect(await old.messages.get(scope.environmentId, message._id)).toEqual(reads.get(message._id));
       for (const filter of [{}, { subscriberId: 'ada' }, { subscriberId: 'grace' }, { channel: 'in_app' as const }, { transactionIds: ['tx-0', 'tx-1', 'tx-3'] }]) {
