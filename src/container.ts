@@ -15,7 +15,7 @@ import { SqlStore } from './store/sql/sql-store.js';
 import { SqlIdempotencyStore } from './store/sql/idempotency-store.js';
 import { EncryptedIdempotencyStore } from './store/encrypted-idempotency-store.js';
 import { WorkflowCache } from './store/sql/workflow-cache.js';
-import { messageListText } from './http/message-page-serializer.js';
+import { messageListText, messageListTextHoldingDocument } from './http/message-page-serializer.js';
 import { LocalRateLimitStore } from './store/local-rate-limit-store.js';
 import { SqlRateLimitStore } from './store/sql/rate-limit-store.js';
 import { createProviderDirectory } from './providers/directory.js';
@@ -120,7 +120,7 @@ export async function openDatabaseOnly(
     await db.destroy();
     throw error;
   }
-  const store = new SqlStore(db, { dialect, secretBox: new SecretBox(loadMasterKey(config)), messageText: messageListText });
+  const store = new SqlStore(db, { dialect, secretBox: new SecretBox(loadMasterKey(config)), messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
   return { deps: { store, clock, config }, close: () => db.destroy() };
 }
 
@@ -143,7 +143,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     : dialect === 'sqlite'
       ? new WorkflowCache(WORKFLOW_CACHE_TTL_MS, () => true)
       : undefined;
-  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence, workflowCache, messageText: messageListText });
+  const store = new SqlStore(db, { dialect, secretBox, clock, webhookPresence, workflowCache, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
   const queue: JobQueue =
     remote?.queue ??
     new SqlQueue(db, {

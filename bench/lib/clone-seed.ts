@@ -8,7 +8,8 @@
  * with ids of Herald's shape (8 hex digits of the row's creation second, then 16 hex digits unique per table), its
  * references (notification_id, job_id) pointing at the same copy of the parent, and transaction ids `<template's>-s<c>`;
  * every other column is copied as Herald wrote it, so the app reads the rows like its own whatever columns the tables
- * have. Ids, references and transaction ids are also replaced inside the JSON documents. The message_counters totals
+ * have. Ids, references and transaction ids are also replaced inside the JSON documents and the messages' list texts
+ * (and a message's times, which its text holds), so copies are listed from their texts as Herald's rows are. The message_counters totals
  * grow by the templates' counts per copy, as SqlMessageRepository would have counted them.
  *
  * Not copied: triggers, overview counts and webhook rows (the lists read none of them).
@@ -131,15 +132,20 @@ async function cloneStatement(db: SeedConnection, state: CloneSeedState, { table
     replacements.push(['t.transaction_id', transaction]);
   }
   for (const time of ['created_at', 'updated_at']) if (columns.includes(time)) expressions.set(time, shifted(db.dialect, `t.${time}`, span));
-  if (columns.includes('document')) {
-    let document = 't.document';
+  // The documents and a message's list text (0028) hold the ids, references and transaction id, and the message's
+  // times (createdAt, updatedAt, deliveredAt, written from one clock reading): each is replaced by the copy's, so a copy
+  // is listed from its own text, as Herald's rows are, and reads the same through its document.
+  const timeReplacements = (table === 'messages' ? ['created_at', 'updated_at'] : [])
+    .filter((time) => columns.includes(time))
+    .map((time): [string, string] => [`t.${time}`, shifted(db.dialect, `t.${time}`, span)]);
+  const replaced = (column: string) => {
+    let text = `t.${column}`;
     // A parent column can be null (a message without a job): replace(x, null, y) is null, replace(x, '', y) is x.
-    for (const [original, replacement] of replacements) document = `replace(${document}, coalesce(${original}, ''), coalesce(${replacement}, ''))`;
-    expressions.set('document', document);
-  }
-  // A message's list text (0028) holds its ids and times as written: a copy has none, and its page is written from
-  // its columns and document (the path of messages stored before 0028).
-  if (columns.includes('list_text')) expressions.set('list_text', 'null');
+    for (const [original, replacement] of [...replacements, ...timeReplacements]) text = `replace(${text}, coalesce(${original}, ''), coalesce(${replacement}, ''))`;
+    return text;
+  };
+  if (columns.includes('document')) expressions.set('document', replaced('document'));
+  if (columns.includes('list_text')) expressions.set('list_text', replaced('list_text'));
   const source = copies(db.dialect, from, to);
   const select = columns.map((column) => expressions.get(column) ?? `t.${column}`).join(', ');
   return `${source.with}insert into ${table} (${columns.join(', ')})

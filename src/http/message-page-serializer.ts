@@ -1,6 +1,15 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { DOCUMENT_DEFAULTS, MESSAGE_TEXT_SUBSCRIBER, messageOf, type ListedMessage, type StoredMessage } from '../domain/stored-message.js';
+import {
+  DOCUMENT_DEFAULTS,
+  MESSAGE_TEXT_SUBSCRIBER,
+  MESSAGE_TEXT_TEMPLATE,
+  messageOf,
+  TEMPLATE_SNAPSHOT_ID_LENGTH,
+  TEMPLATE_SNAPSHOT_PREFIX,
+  type ListedMessage,
+  type StoredMessage,
+} from '../domain/stored-message.js';
 import type { Page, Subscriber } from '../domain/types.js';
 import { PageEnvelope } from './schemas/common.js';
 import { MessageSchema } from './schemas/message.js';
@@ -35,12 +44,22 @@ export function serializeMessagePage(page: Page<ListedMessage>): string {
       json += writer.message(listed.stored!, listed.subscriber, false);
       continue;
     }
-    // A stored list text (messageListText): only the subscriber record goes in.
+    // A stored list text (messageListText): the subscriber record goes in, and the workflow snapshot it references.
     const at = text.indexOf(MESSAGE_TEXT_SUBSCRIBER);
     if (at < 0) throw new Error('message serializer: a list text without its subscriber mark');
-    json += text.slice(0, at);
-    if (listed.subscriber !== undefined) json += SUBSCRIBER_KEY + writer.subscriber(listed.subscriber);
-    json += text.slice(at + 1);
+    const subscriber = listed.subscriber !== undefined ? SUBSCRIBER_KEY + writer.subscriber(listed.subscriber) : '';
+    const snapshotAt = text.indexOf(MESSAGE_TEXT_TEMPLATE);
+    if (snapshotAt < 0) {
+      json += text.slice(0, at) + subscriber + text.slice(at + 1);
+      continue;
+    }
+    if (listed.template === undefined) throw new Error('message serializer: a list text without its workflow snapshot');
+    const template = TEMPLATE_KEY + listed.template;
+    const snapshotEnd = snapshotAt + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH;
+    json +=
+      at < snapshotAt
+        ? text.slice(0, at) + subscriber + text.slice(at + 1, snapshotAt) + template + text.slice(snapshotEnd)
+        : text.slice(0, snapshotAt) + template + text.slice(snapshotEnd, at) + subscriber + text.slice(at + 1);
   }
   return json + envelope.tail;
 }
@@ -56,6 +75,23 @@ export function messageListText(stored: StoredMessage): string | undefined {
     return new PageWriter().message(stored, undefined, true);
   } catch {
     // A value its schema cannot write: the message is written as before, and its list page refuses it as before.
+    return undefined;
+  }
+}
+
+/**
+ * MessageTextHoldingDocument: the list text (messageListText), and whether it holds the whole document: every
+ * top-level document field was written into it as its stored JSON text, byte for byte, and the document has no other
+ * field. Found while writing (no second pass): the schema the text is written by drops undeclared keys inside some
+ * fields (cta, content blocks) or writes them in its own order, and ignores undeclared top-level keys; such a message
+ * keeps its document.
+ */
+export function messageListTextHoldingDocument(stored: StoredMessage): { text: string; holdsDocument: boolean } | undefined {
+  try {
+    const writer = new PageWriter();
+    const text = writer.message(stored, undefined, true);
+    return text === undefined ? undefined : { text, holdsDocument: writer.holdsDocument };
+  } catch {
     return undefined;
   }
 }
@@ -152,6 +188,10 @@ const serializeWholeMessage = serializerOf(MessageSchema);
 const serializeEnvelope = serializerOf(PageEnvelope(MessageSchema, { totalCount: true }));
 const EMPTY_DATA = '"data":[]';
 const SUBSCRIBER_KEY = ',"subscriber":';
+/** What MESSAGE_TEXT_TEMPLATE and its id stand for, before the snapshot's text (`template` is never the first key). */
+const TEMPLATE_KEY = ',"template":';
+/** A document's `template` that references a kept snapshot, as its raw JSON text starts. */
+const SNAPSHOT_REFERENCE = `"${TEMPLATE_SNAPSHOT_PREFIX}`;
 
 /**
  * The page's envelope as its schema writes it with no messages, split inside its empty `data` array: wherever the
@@ -196,6 +236,17 @@ class PageWriter {
   private readonly subscribers = new Map<Subscriber, string>();
   private readonly fields: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
   private readonly known: Array<string | undefined> = new Array(MESSAGE_PLAN.length);
+  /** After a list text is written: whether it holds every field of the document, as stored (see messageListTextHoldingDocument). */
+  holdsDocument = false;
+  private otherKeys = 0;
+  /** PLAN_SLOTS, counting the document's keys the schema does not declare (readJsonFields asks for every key). */
+  private readonly countingSlots = {
+    get: (key: string): number | undefined => {
+      const slot = PLAN_SLOTS.get(key);
+      if (slot === undefined) this.otherKeys++;
+      return slot;
+    },
+  };
 
   /** The message's text; with `forText`, its list text (messageListText), or undefined when its document is unreadable. */
   message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: true): string | undefined;
@@ -203,7 +254,9 @@ class PageWriter {
   message(stored: StoredMessage, subscriber: Subscriber | undefined, forText: boolean): string | undefined {
     const fields = this.fields;
     fields.fill(undefined);
-    if (stored.document && !readJsonFields(stored.document, PLAN_SLOTS, fields, this.known)) {
+    this.otherKeys = 0;
+    let holds = true;
+    if (stored.document && !readJsonFields(stored.document, forText ? this.countingSlots : PLAN_SLOTS, fields, this.known)) {
       return forText ? undefined : serializeWholeMessage(messageOf(subscriber === undefined ? stored : { ...stored, subscriber }));
     }
     const columns = stored.columns as unknown as Record<string, unknown>;
@@ -213,6 +266,8 @@ class PageWriter {
       let text: string | undefined;
       if (plan.source === 'column' && columns[plan.name] !== undefined) {
         text = fromColumn(plan, columns[plan.name]);
+        // A document value the column overrides is not in the text.
+        if (fields[slot] !== undefined) holds = false;
       } else if (plan.source === 'subscriber' && forText) {
         // A document holding a copy of its subscriber (older rows) is written from it when the lookup finds none.
         if (fields[slot] !== undefined) return undefined;
@@ -221,12 +276,23 @@ class PageWriter {
       } else if (plan.source === 'subscriber' && subscriber !== undefined) {
         text = this.subscriber(subscriber);
       } else {
-        const raw = fields[slot];
+        let raw = fields[slot];
+        if (raw !== undefined && plan.name === 'template' && raw.startsWith(SNAPSHOT_REFERENCE)) {
+          // A referenced workflow snapshot: the list text keeps the reference; a page puts the snapshot's text in.
+          if (forText) {
+            json += MESSAGE_TEXT_TEMPLATE + raw.slice(SNAPSHOT_REFERENCE.length, -1);
+            continue;
+          }
+          if (stored.template === undefined) throw new Error('message serializer: a message without its workflow snapshot');
+          raw = stored.template;
+        }
         if (plan.defaultText !== undefined && (raw === undefined || raw === 'null')) text = plan.defaultText;
         else if (raw !== undefined) text = fromRaw(plan, raw);
+        if (text !== raw) holds = false;
       }
       if (text !== undefined) json += (json === '' ? '{' : ',') + plan.key + text;
     }
+    this.holdsDocument = holds && this.otherKeys === 0;
     return json + '}';
   }
 

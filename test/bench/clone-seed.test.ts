@@ -10,6 +10,7 @@ import {
 } from '../../bench/lib/clone-seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { RECORD_ID } from '../helpers/shape.js';
+import { messagePageSchemaSerializer } from '../helpers/message-page.js';
 
 /**
  * `npm run bench:data-size` seeds millions of rows in SQL by copying rows Herald wrote: the copies must read back
@@ -95,6 +96,14 @@ describe('bench clone seeding', () => {
     expect(deep.transactionId).toMatch(new RegExp(`^${realMessage.transactionId}-s\\d+$`));
     // The id's first 8 hex digits are its creation second, as Herald makes them.
     expect(parseInt(deep._id.slice(0, 8), 16)).toBe(Math.floor(Date.parse(deep.createdAt) / 1000));
+  });
+
+  it('keeps a list text for every seeded message, giving the page its columns and document give', async () => {
+    const [row] = await connection.rows<{ n: number | string }>(`select count(*) as n from messages where list_text is null`);
+    expect(Number(row!.n)).toBe(0);
+    const fromTexts = (await server.request('GET', '/v1/messages?subscriberId=seed-subscriber-3&limit=10&page=7')).body;
+    const fromColumns = await server.deps.store.messages.list(server.devEnvironmentId, { subscriberId: 'seed-subscriber-3', page: 7, limit: 10 });
+    expect(fromTexts.data.map(({ subscriber: _, ...message }: Record<string, unknown>) => message)).toEqual(JSON.parse(messagePageSchemaSerializer(fromColumns)).data);
   });
 
   it('lists seeded events with their own job and execution details, reachable by id', async () => {

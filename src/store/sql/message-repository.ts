@@ -2,7 +2,18 @@ import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type 
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { hasDocumentConditions, matchesDocumentConditions, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
 import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
-import { messageOf, type ListedMessage, type MessageColumnFields, type MessageText, type StoredMessage } from '../../domain/stored-message.js';
+import {
+  MESSAGE_TEXT_TEMPLATE,
+  messageOf,
+  TEMPLATE_SNAPSHOT_ID_LENGTH,
+  TEMPLATE_SNAPSHOT_PREFIX,
+  templateSnapshotId,
+  type ListedMessage,
+  type MessageColumnFields,
+  type MessageText,
+  type StoredMessage,
+} from '../../domain/stored-message.js';
+import { TemplateSnapshots } from './template-snapshots.js';
 import type { InboxBadgeCounts, InboxCursor, InboxPage, MessageListFilter, MessageRepository } from '../ports.js';
 import { fromFlag, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
@@ -22,7 +33,7 @@ type MessageRow = Selectable<MessagesTable>;
  */
 const MESSAGE_DOCUMENT_COLUMNS = [
   'id', 'environment_id', 'organization_id', 'notification_id', 'subscriber_id', 'job_id', 'template_id', 'transaction_id',
-  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'created_at', 'updated_at', 'document',
+  'channel', 'read', 'seen', 'status', 'deleted', 'archived', 'created_at', 'updated_at', 'document', 'list_text',
 ] as const;
 type MessageDocumentRow = Pick<MessageRow, (typeof MESSAGE_DOCUMENT_COLUMNS)[number]>;
 
@@ -56,14 +67,19 @@ const POSTGRES_COUNTER_SHARDS = 8;
  * statements outside a transaction would each wait for their own commit and could be split by a crash).
  */
 export class SqlMessageRepository implements MessageRepository {
+  private readonly snapshots: TemplateSnapshots;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
-  ) {}
+  ) {
+    this.snapshots = options.templateSnapshots ?? new TemplateSnapshots();
+  }
 
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
     const row = this.toRow(message, externalSubscriberId);
+    await this.saveSnapshots([row]);
     const created =
       this.options.dialect === 'postgres' && row.deleted === 0
         ? await this.insertCountedAsOneStatement(row)
@@ -86,18 +102,19 @@ export class SqlMessageRepository implements MessageRepository {
       if (externalId === undefined) throw new Error(`message ${message._id}: subscriber ${message._subscriberId} does not exist`);
       return this.toRow(message, externalId);
     });
+    await this.saveSnapshots(rows);
     await this.withTransaction((db) => this.insertCounted(db, rows));
   }
 
   async get(environmentId: string, id: string): Promise<Message | undefined> {
     const [row] = (await messageById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
-    return row && toMessage(row);
+    return row && (await this.messagesOf([row]))[0];
   }
 
   /** Deleted messages included: a deleted message must not be produced again by a rerun of its step. */
   async findByJobId(environmentId: string, jobId: string): Promise<Message | undefined> {
     const [row] = (await messageByJobId.execute(this.db, this.options.dialect, { environmentId, jobId })).rows;
-    return row && toMessage(row);
+    return row && (await this.messagesOf([row]))[0];
   }
 
   async findByIdentifier(environmentId: string, identifiers: string[]): Promise<Message | undefined> {
@@ -111,12 +128,12 @@ export class SqlMessageRepository implements MessageRepository {
       .execute();
     const byIdentifier = new Map(rows.map((row) => [row.provider_message_id, row]));
     const row = identifiers.map((identifier) => byIdentifier.get(identifier)).find((found) => found !== undefined);
-    return row && toMessage(row);
+    return row && (await this.messagesOf([row]))[0];
   }
 
   async list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>> {
     const { rows, ...page } = await this.page(environmentId, filter, messagePage);
-    return { ...page, data: rows.map((row) => messageOf(toStored(row, environmentId, 0))) };
+    return { ...page, data: await this.messagesOf(rows.map((row) => toStored(row, environmentId, 0))) };
   }
 
   /**
@@ -128,20 +145,30 @@ export class SqlMessageRepository implements MessageRepository {
     const { rows, ...page } = await this.page(environmentId, filter, messageTextPage);
     const data: ListedMessage[] = [];
     let legacy: Map<string, ListedMessage> | undefined;
+    let snapshotIds: Map<ListedMessage, string> | undefined;
     for (const row of rows) {
-      if (row.list_text !== null) {
-        data.push({ subscriberRecordId: row.subscriber_id, text: row.list_text });
+      const text = row.list_text;
+      if (text !== null && text !== undefined) {
+        const listed: ListedMessage = { subscriberRecordId: row.subscriber_id, text };
+        const at = text.indexOf(MESSAGE_TEXT_TEMPLATE);
+        if (at >= 0) (snapshotIds ??= new Map()).set(listed, text.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH));
+        data.push(listed);
         continue;
       }
       const listed: ListedMessage = { subscriberRecordId: row.subscriber_id };
       (legacy ??= new Map()).set(row.legacy_id!, listed);
       data.push(listed);
     }
+    if (snapshotIds !== undefined) {
+      const texts = await this.snapshots.load(this.db, snapshotIds.values());
+      for (const [listed, id] of snapshotIds) listed.template = snapshotText(texts, id);
+    }
     if (legacy === undefined) return { ...page, data };
     // By the primary key: the environment checked on the rows found (see environmentIs; without it SQLite read every
     // message of the environment through an environment index, 200 ms at 1M).
     const found = await this.db.selectFrom('messages').select(MESSAGE_PAGE_COLUMNS).where(environmentIs(environmentId)).where('id', 'in', [...legacy.keys()]).execute();
-    for (const row of found) legacy.get(row.id)!.stored = toStored(row, environmentId, 0);
+    const stored = await this.withSnapshots(found.map((row) => toStored(row, environmentId, 0)));
+    for (const message of stored) legacy.get(message.columns._id)!.stored = message;
     // A message deleted (or its environment's data swept) between the two statements is left out of the page.
     return { ...page, data: data.filter((listed) => listed.text !== undefined || listed.stored !== undefined) };
   }
@@ -219,7 +246,7 @@ export class SqlMessageRepository implements MessageRepository {
         .where('channel', '=', 'in_app')
         .where('deleted', '=', 0)
         .execute();
-      found.push(...rows.map(toMessage));
+      found.push(...(await this.messagesOf(rows)));
     }
     return found;
   }
@@ -235,8 +262,8 @@ export class SqlMessageRepository implements MessageRepository {
         .where(environmentIs(environmentId))
         .where('deleted', '=', 0)
         .execute();
-      for (const row of rows) {
-        const message = applyMarkAs(toMessage(row), markAs, at);
+      for (const read of await this.messagesOf(rows)) {
+        const message = applyMarkAs(read, markAs, at);
         if (await this.saveReadState(message)) updated.set(message._id, message);
       }
     }
@@ -249,6 +276,7 @@ export class SqlMessageRepository implements MessageRepository {
    */
   async save(message: Message): Promise<void> {
     const row = this.toRow(message, '');
+    await this.saveSnapshots([row]);
     await this.withTransaction(async (db) => {
       for (;;) {
         const previous = await db
@@ -384,7 +412,7 @@ export class SqlMessageRepository implements MessageRepository {
   async listInbox(environmentId: string, subscriberRecordId: string, filter: InboxFilter, page: InboxPage): Promise<{ data: Message[]; hasMore: boolean }> {
     if (!hasDocumentConditions(filter)) {
       const rows = await this.inboxRows(environmentId, subscriberRecordId, filter, page.after, page.limit + 1, page.offset);
-      return { data: rows.slice(0, page.limit).map(toMessage), hasMore: rows.length > page.limit };
+      return { data: await this.messagesOf(rows.slice(0, page.limit)), hasMore: rows.length > page.limit };
     }
     // The data, feed and payload filters are checked on the documents: scan in batches until the page (and one more) is found.
     const wanted = page.offset + page.limit + 1;
@@ -437,6 +465,7 @@ export class SqlMessageRepository implements MessageRepository {
 
   async saveInboxState(message: Message): Promise<boolean> {
     const row = this.toRow(message, '');
+    await this.saveSnapshots([row]);
     return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, archived: row.archived, snoozed_until: row.snoozed_until, document: row.document, list_text: row.list_text, updated_at: row.updated_at });
   }
 
@@ -480,8 +509,7 @@ export class SqlMessageRepository implements MessageRepository {
     let cursor = after;
     for (;;) {
       const rows = await this.inboxRows(environmentId, subscriberRecordId, filter, cursor, INBOX_SCAN_BATCH, 0);
-      for (const row of rows) {
-        const message = toMessage(row);
+      for (const message of await this.messagesOf(rows)) {
         if (matchesDocumentConditions(message, filter)) yield message;
       }
       if (rows.length < INBOX_SCAN_BATCH) return;
@@ -493,6 +521,7 @@ export class SqlMessageRepository implements MessageRepository {
   /** Mark-as changes only flags and dates, none of the counted columns; a message deleted meanwhile is left alone. */
   private async saveReadState(message: Message): Promise<boolean> {
     const row = this.toRow(message, '');
+    await this.saveSnapshots([row]);
     return this.saveCountingEngagement(message, { read: row.read, seen: row.seen, document: row.document, list_text: row.list_text, updated_at: row.updated_at });
   }
 
@@ -567,7 +596,10 @@ export class SqlMessageRepository implements MessageRepository {
    */
   async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown> }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
-    return this.countedInsertStatements(this.toRow(message, externalSubscriberId));
+    const row = this.toRow(message, externalSubscriberId);
+    // Written now, before the held statements that reference it (once per snapshot and process).
+    await this.saveSnapshots([row]);
+    return this.countedInsertStatements(row);
   }
 
   private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown> } {
@@ -588,7 +620,45 @@ export class SqlMessageRepository implements MessageRepository {
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
   /** The row of a message write; every write of a message row rewrites its list text (or clears it, without a writer). */
   private toRow(message: Message, externalSubscriberId: string): MessageRow {
-    return toRow(message, externalSubscriberId, this.options.messageText);
+    return toRow(message, externalSubscriberId, this.options, this.snapshots);
+  }
+
+  /** The snapshots the rows reference, written before the rows (see TemplateSnapshots.save). */
+  private async saveSnapshots(rows: MessageRow[]): Promise<void> {
+    const ids: string[] = [];
+    for (const row of rows) {
+      const id = rowSnapshots.get(row);
+      if (id !== undefined) ids.push(id);
+    }
+    if (ids.length > 0) await this.snapshots.save(this.db, ids);
+  }
+
+  /** Messages of stored rows, each referenced workflow snapshot read (from memory, or in one statement) and put in. */
+  private async messagesOf(rows: Array<MessageDocumentRow | StoredMessage>): Promise<Message[]> {
+    const messages = rows.map((row) => ('columns' in row ? messageOf(row) : toMessage(row)));
+    const ids = new Map<Message, string>();
+    for (const message of messages) {
+      const id = templateSnapshotId(message.template);
+      if (id !== undefined) ids.set(message, id);
+    }
+    if (ids.size === 0) return messages;
+    const texts = await this.snapshots.load(this.db, ids.values());
+    for (const [message, id] of ids) message.template = JSON.parse(snapshotText(texts, id));
+    return messages;
+  }
+
+  /** Stored messages with the texts of the snapshots their documents reference (the list's rows without a text). */
+  private async withSnapshots(stored: StoredMessage[]): Promise<StoredMessage[]> {
+    const ids = new Map<StoredMessage, string>();
+    for (const message of stored) {
+      if (!message.document?.includes(`"${TEMPLATE_SNAPSHOT_PREFIX}`)) continue;
+      const id = templateSnapshotId((JSON.parse(message.document) as { template?: unknown }).template);
+      if (id !== undefined) ids.set(message, id);
+    }
+    if (ids.size === 0) return stored;
+    const texts = await this.snapshots.load(this.db, ids.values());
+    for (const [message, id] of ids) message.template = snapshotText(texts, id);
+    return stored;
   }
 
   private withTransaction<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -787,9 +857,25 @@ export function applyMarkAs(message: Message, markAs: MarkAs, at: string): Messa
   return next;
 }
 
-function toRow(message: Message, externalSubscriberId: string, messageText: MessageText | undefined): MessageRow {
+/** The snapshot id each row written by toRow references, for saveSnapshots (a row's own keys are its columns). */
+const rowSnapshots = new WeakMap<MessageRow, string>();
+
+function snapshotText(texts: Map<string, string>, id: string): string {
+  const text = texts.get(id);
+  if (text === undefined) throw new Error(`message template snapshot ${id} not found`);
+  return text;
+}
+
+function toRow(message: Message, externalSubscriberId: string, options: SqlStoreOptions, snapshots: TemplateSnapshots): MessageRow {
+  const { messageText, messageTextHoldingDocument } = options;
   const document: Record<string, unknown> = { ...message };
   for (const field of COLUMN_FIELDS) delete document[field];
+  // The workflow snapshot is kept once (message_templates) and referenced, in its place among the document's keys.
+  let snapshotId: string | undefined;
+  if (message.template !== null && typeof message.template === 'object') {
+    snapshotId = snapshots.idOf(JSON.stringify(message.template));
+    document.template = TEMPLATE_SNAPSHOT_PREFIX + snapshotId;
+  }
   const row: MessageRow = {
     id: message._id,
     environment_id: message._environmentId,
@@ -818,7 +904,16 @@ function toRow(message: Message, externalSubscriberId: string, messageText: Mess
     list_text: null,
   };
   // The list text of the row as the list reads it back (toStored), so a page from texts is the page from the columns.
-  if (messageText) row.list_text = messageText(toStored(row, row.environment_id, row.deleted)) ?? null;
+  if (messageTextHoldingDocument) {
+    const written = messageTextHoldingDocument(toStored(row, row.environment_id, row.deleted));
+    row.list_text = written?.text ?? null;
+    // One copy of the document's fields, not two: when the text gives them all back, the document is left empty and
+    // read from the text (messageOf). Rows written before, or whose text drops something, keep their document.
+    if (written?.holdsDocument) row.document = '';
+  } else if (messageText) {
+    row.list_text = messageText(toStored(row, row.environment_id, row.deleted)) ?? null;
+  }
+  if (snapshotId !== undefined) rowSnapshots.set(row, snapshotId);
   return row;
 }
 
@@ -958,5 +1053,5 @@ function toStored(row: Omit<MessageDocumentRow, 'environment_id' | 'deleted'>, e
   };
   // Archive is Inbox state: only in-app messages carry the field (other messages keep what their document says).
   if (row.channel === 'in_app') columns.archived = fromFlag(row.archived);
-  return { columns, document: row.document };
+  return { columns, document: row.document, text: row.list_text };
 }

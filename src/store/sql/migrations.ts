@@ -885,6 +885,22 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('notification_texts').addColumn('print', 'text').execute();
     },
   },
+  '0031_message_templates': {
+    // Data size (issue 24 point 4): every message embedded its workflow's snapshot (~1.1 KB) in its document and again
+    // in its list text, so a SQLite row no longer fit three to a page (4.1 KB per message row). Messages now reference
+    // one copy per snapshot, by a hash of its text. Rows written before keep their inline snapshot and read as before.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('message_templates')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+      // No statement reads messages by their event (the event pages read jobs and details; retention deletes messages
+      // by environment and time), and every message insert wrote this index: 33-78 bytes per message (bench:storage).
+      await db.schema.dropIndex('messages_notification').ifExists().execute();
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

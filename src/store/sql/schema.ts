@@ -270,6 +270,17 @@ export interface NotificationTextsTable {
   print: string | null;
 }
 
+/**
+ * One copy of each workflow snapshot messages carry as `template` (migration 0031): a message document holds
+ * `"template":"snapshot:<id>"` instead of the snapshot itself (~1.1 KB of every message, twice with its list text).
+ * The id is a hash of the text, so a row never changes; rows are never deleted (one per workflow version).
+ */
+export interface MessageTemplatesTable {
+  id: string;
+  /** The snapshot as JSON.stringify wrote it. */
+  text: string;
+}
+
 export interface IdempotencyKeysTable {
   environment_id: string;
   key: string;
@@ -398,6 +409,7 @@ export interface Database {
   message_counters: MessageCountersTable;
   notification_buckets: NotificationBucketsTable;
   notification_texts: NotificationTextsTable;
+  message_templates: MessageTemplatesTable;
   provider_reports: ProviderReportsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;

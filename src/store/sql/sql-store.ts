@@ -1,3 +1,4 @@
+import { TemplateSnapshots } from './template-snapshots.js';
 import { sql, type Kysely } from 'kysely';
 import type { Store } from '../ports.js';
 import type { SecretBox } from '../secret-box.js';
@@ -6,7 +7,7 @@ import { SqlTenancyRepository } from './tenancy-repository.js';
 import { SqlIntegrationRepository } from './integration-repository.js';
 import { SqlSubscriberRepository } from './subscriber-repository.js';
 import { SqlMessageRepository } from './message-repository.js';
-import type { MessageText } from '../../domain/stored-message.js';
+import type { MessageText, MessageTextHoldingDocument } from '../../domain/stored-message.js';
 import { SqlNotificationRepository } from './notification-repository.js';
 import { SqlJobRepository } from './job-repository.js';
 import type { WorkflowCache } from './workflow-cache.js';
@@ -51,6 +52,13 @@ export interface SqlStoreOptions {
    * leave the text NULL, and the list writes those messages from their columns and document.
    */
   messageText?: MessageText;
+  /**
+   * Writes the list text as messageText does, and tells whether it holds the whole document: such a row keeps the text
+   * alone (document ''). Used instead of messageText when set.
+   */
+  messageTextHoldingDocument?: MessageTextHoldingDocument;
+  /** The per-process cache of message workflow snapshots (migration 0031); one is made when absent. */
+  templateSnapshots?: TemplateSnapshots;
 }
 
 /**
@@ -84,6 +92,8 @@ export class SqlStore implements Store {
     this.tenancy = new SqlTenancyRepository(db, options.secretBox);
     this.integrations = new SqlIntegrationRepository(db, options);
     this.subscribers = new SqlSubscriberRepository(db, options);
+    // Made once per top-level store and shared by its transaction-bound stores (they receive the same options).
+    options.templateSnapshots ??= new TemplateSnapshots();
     this.messages = new SqlMessageRepository(db, options);
     this.notifications = new SqlNotificationRepository(db, options);
     this.jobs = new SqlJobRepository(db, options);

@@ -3,7 +3,7 @@ import { messagePageSchemaSerializer } from '../../helpers/message-page.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import type { Message, Subscriber } from '../../../src/domain/types.js';
-import { messageListText, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
+import { messageListText, messageListTextHoldingDocument, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
 import type { MessageListFilter, Store } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
@@ -52,7 +52,7 @@ for (const implementation of implementations) {
     beforeAll(async () => {
       database = await implementation.open();
       const secretBox = new SecretBox(randomBytes(32));
-      store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText });
+      store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
       plain = new SqlStore(database.db, { dialect: database.dialect, secretBox });
       const createdAt = new Date().toISOString();
       const organization = { _id: newId(), name: 'Acme', createdAt };
