@@ -269,6 +269,11 @@ export interface NotificationRepository {
   listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>>;
   /** True where keepText waits for a window to gather events (PostgreSQL): a job should not wait for it. */
   readonly keepsTextsOverWindow?: boolean;
+  /**
+   * Only on a store that holds its writes (Store.holdsWrites): true when keepText of this event is written with the
+   * held writes (SQLite's block, the event held here); otherwise it must wait until they are written.
+   */
+  keepsTextWithHeldWrites?(environmentId: string, id: string): boolean;
 }
 
 /** A job as stored: the spec's Job plus the ids that place it. */

@@ -36,6 +36,10 @@ export class HeldWrites {
   private readonly texts = new Map<string, (event: NotificationEvent) => string | undefined>();
   readonly store: Store;
 
+  private holdsTextOf(environmentId: string, id: string): boolean {
+    return this.writer !== undefined && this.events.some(({ event }) => event._id === id && event._environmentId === environmentId);
+  }
+
   /**
    * @param writer SQLite: writes what is held as one synchronous block (a savepoint and one wait for the group commit)
    *   instead of one statement.
@@ -52,12 +56,14 @@ export class HeldWrites {
           for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
         },
       },
+      // Rendered at flush from the held event and its jobs as saved last: only for an event held here, and only where
+      // the flush writes it (SQLite's block). PostgreSQL keeps it after the flush, through its own window.
+      keepsTextWithHeldWrites: {
+        value: (environmentId: string, id: string) => held.holdsTextOf(environmentId, id),
+      },
       keepText: {
         value: async (environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined) => {
-          // Rendered at flush from the held event and its jobs as saved last: only for an event held here, and only
-          // where the flush writes it (SQLite's block). PostgreSQL keeps it after the flush, through its own window.
-          if (!held.writer) throw new Error(`held writes: event ${id}'s text is kept after the flush`);
-          if (!held.events.some(({ event }) => event._id === id && event._environmentId === environmentId)) throw new Error(`held writes: event ${id} is not held`);
+          if (!held.holdsTextOf(environmentId, id)) throw new Error(`held writes: event ${id}'s text cannot be kept with the held writes`);
           held.texts.set(id, render);
         },
       },

@@ -20,11 +20,8 @@ export async function keepEventText(deps: Deps, job: StoredJob): Promise<void> {
   if (deps.store.holdsWrites) {
     // The event and its jobs are not in the database yet (a trigger's first step, Store.batch): kept with them where
     // the store holds the event itself, otherwise once they are written.
-    try {
-      await keep();
-    } catch {
-      deps.afterHeldWrites?.((unheld) => keepEventText(unheld, job));
-    }
+    if (deps.store.notifications.keepsTextWithHeldWrites?.(job._environmentId, job._notificationId)) await keep();
+    else deps.afterHeldWrites?.((unheld) => keepEventText(unheld, job));
     return;
   }
   const failed = (error: unknown) => deps.logger.warn({ err: error, notificationId: job._notificationId }, 'the event list text could not be kept');
