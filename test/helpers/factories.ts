@@ -27,6 +27,16 @@ export async function scopeOf(store: Store, environmentId: string): Promise<Scop
   return { environmentId, organizationId: environment._organizationId };
 }
 
+/** A new organization with one environment ('development'), stored: the scope a store-level test writes in. */
+export async function createScope(store: Store): Promise<Scope> {
+  const createdAt = new Date().toISOString();
+  const organization = { _id: newId(), name: 'Acme', createdAt };
+  await store.tenancy.createOrganization(organization);
+  const environment = { _id: newId(), _organizationId: organization._id, name: 'development', createdAt };
+  await store.tenancy.createEnvironment(environment);
+  return { environmentId: environment._id, organizationId: organization._id };
+}
+
 function token(bytes = 4): string {
   return randomBytes(bytes).toString('hex');
 }

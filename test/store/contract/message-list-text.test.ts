@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { messagePageSchemaSerializer } from '../../helpers/message-page.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../../src/domain/ids.js';
 import type { Message, Subscriber } from '../../../src/domain/types.js';
 import { messageListText, messageListTextHoldingDocument, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
 import type { MessageListFilter, Store } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
-import { buildMessage, insertSubscriber, type Scope } from '../../helpers/factories.js';
+import { buildMessage, createScope, insertSubscriber, type Scope } from '../../helpers/factories.js';
 
 /**
  * Each message's list text (migration 0028) is rewritten by every write of the message, so a page written from the
@@ -54,12 +53,7 @@ for (const implementation of implementations) {
       const secretBox = new SecretBox(randomBytes(32));
       store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
       plain = new SqlStore(database.db, { dialect: database.dialect, secretBox });
-      const createdAt = new Date().toISOString();
-      const organization = { _id: newId(), name: 'Acme', createdAt };
-      await store.tenancy.createOrganization(organization);
-      const environment = { _id: newId(), _organizationId: organization._id, name: 'development', createdAt };
-      await store.tenancy.createEnvironment(environment);
-      scope = { environmentId: environment._id, organizationId: organization._id };
+      scope = await createScope(store);
       ada = await insertSubscriber(store, scope, { subscriberId: 'ada', firstName: 'Ada "A"', data: { plan: 'pro' } });
       grace = await insertSubscriber(store, scope, { subscriberId: 'grace' });
     });

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
-import { buildMessage, insertSubscriber, type Scope } from '../../helpers/factories.js';
+import { buildMessage, createScope, insertSubscriber, type Scope } from '../../helpers/factories.js';
 import { messagePageSchemaSerializer } from '../../helpers/message-page.js';
 
 /**
@@ -68,12 +68,7 @@ for (const implementation of implementations) {
       if (error) throw error;
       expect(await migrateToLatest(database.db, database.dialect)).toEqual(['0031_message_templates']);
       store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
-      const createdAt = new Date().toISOString();
-      const organization = { _id: newId(), name: 'Acme', createdAt };
-      await store.tenancy.createOrganization(organization);
-      const environment = { _id: newId(), _organizationId: organization._id, name: 'development', createdAt };
-      await store.tenancy.createEnvironment(environment);
-      scope = { environmentId: environment._id, organizationId: organization._id };
+      scope = await createScope(store);
       ada = await insertSubscriber(store, scope, { subscriberId: 'ada', firstName: 'Ada' });
       grace = await insertSubscriber(store, scope, { subscriberId: 'grace' });
     });

@@ -5,7 +5,7 @@ import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import type { Store } from '../../../src/store/ports.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
-import { buildMessage, buildSubscriber, type Scope } from '../../helpers/factories.js';
+import { buildMessage, buildSubscriber, createScope, type Scope } from '../../helpers/factories.js';
 
 /**
  * The Store contract on every database: the same SqlStore over a SQLite file and a PostgreSQL schema
@@ -26,12 +26,7 @@ for (const implementation of implementations) {
     beforeAll(async () => {
       database = await implementation.open();
       store = new SqlStore(database.db, { dialect: database.dialect, secretBox: new SecretBox(randomBytes(32)) });
-      const createdAt = new Date().toISOString();
-      const organization = { _id: newId(), name: 'Acme', createdAt };
-      await store.tenancy.createOrganization(organization);
-      const environment = { _id: newId(), _organizationId: organization._id, name: 'development', createdAt };
-      await store.tenancy.createEnvironment(environment);
-      scope = { environmentId: environment._id, organizationId: organization._id };
+      scope = await createScope(store);
     });
     afterAll(async () => {
       await database?.close();
