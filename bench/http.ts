@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { startHerald, freePort, type HeraldProcess } from '../test/helpers/herald-process.js';
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
@@ -25,11 +25,15 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  *    never ask for the same page;
  * 3. a bare Fastify process answering the same bytes on the same URLs, under the same load, in the same run.
  * Round trips per operation (SQL statements, Redis commands) are counted inside the Herald processes by a preloaded
- * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases.
+ * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases. Since session 17 the list loads
+ * are timed without its better-sqlite3 wrappers (`npm start` has none) and their statements counted in a 2-second load
+ * of their own right after each (`--list-counts apart`, the default; `timed` counts them during the timed load, as
+ * before). The trigger load is timed and counted as before, with the wrappers.
  * Per phase it also reports, for the scaled-out API: CPU per list request of the API, the worker, their PostgreSQL
  * backends and Redis; the API's write system calls per request (/proc/<pid>/io); pg-pool checkouts that had to wait
  * for a connection; the event loop's delay (p99, max). `--profile <dir>` writes a CPU profile of each Herald process per
- * phase (<pid>-<n>.cpuprofile; the API's n = 1 is the trigger load, 4 the messages load, 6 the events load).
+ * phase (<pid>-<n>.cpuprofile; the API's n = 1 is the trigger load, 4 the messages load, 6 the events load with
+ * `--list-counts timed`; 4 and 7 with `apart`, which reads the counts once more after each list).
  * Logs: `--log-level info` by default, as `npm start` runs (a JSON line per request into a pipe); runs before
  * 2026-11-26 (session 13) used `warn`, which writes none: pass `--log-level warn` to compare with them.
  */
@@ -47,6 +51,15 @@ interface Options {
   logLevel: string;
   output?: string;
   profile?: string;
+  listCounts: 'apart' | 'timed';
+}
+
+/** Seconds of the load in which a list's statements are counted (`--list-counts apart`). */
+const COUNTING_SECONDS = 2;
+
+function listCounts(value: string): 'apart' | 'timed' {
+  if (value !== 'apart' && value !== 'timed') throw new InvalidArgumentError('must be apart or timed');
+  return value;
 }
 
 interface RoundTrips {
@@ -67,6 +80,7 @@ function parseOptions(argv: string[]): Options {
     .option('--log-level <level>', "Herald's LOG_LEVEL: info, npm start's default, writes one line per request (to a pipe this bench reads); warn writes none", 'info')
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--profile <dir>', 'write a CPU profile of each Herald process per phase into <dir> (<pid>-<n>.cpuprofile, n counting reads of the round trips)')
+    .option('--list-counts <where>', "apart: time the list loads without the counter's better-sqlite3 wrappers and count their statements in a load of their own after each; timed: count them during the timed load (before 2026-11-26, session 17)", listCounts, 'apart')
     .option('--output <file>', 'results file (default bench/results/http-<mode>.json)')
     .parse(['node', 'bench:http', ...argv])
     .opts<Options>();
@@ -253,14 +267,33 @@ async function main(): Promise<void> {
     try {
       for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
         const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
+        // `--list-counts apart`: the timed load runs without the counter's better-sqlite3 wrappers (taken out when the
+        // counts are read with the file there, put back at the next read), and the statements are counted in a load of
+        // their own right after it (same paths and connections, COUNTING_SECONDS).
+        const apart = options.listCounts === 'apart';
+        const sqliteOff = join(target.counterDir, 'sqlite-off');
+        if (apart) writeFileSync(sqliteOff, '');
         const before = await readCounts(target, target.api);
         const listGroups = target.worker ? cpuGroups() : undefined;
         const cpuBefore = listGroups && readCpu(listGroups);
         const writesBefore = writeSyscalls(target.api.pid!);
         const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
         const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
+        if (apart) rmSync(sqliteOff, { force: true });
         const after = await readCounts(target, target.api);
         const requests = herald.ok + herald.notOk;
+        let roundTripsPerRequest = perOperation(before, after, requests);
+        let countedApart: Record<string, unknown> | undefined;
+        if (apart) {
+          const counting = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: COUNTING_SECONDS, headers: { authorization: `ApiKey ${key}` } });
+          const counted = counting.ok + counting.notOk;
+          const countedAfter = await readCounts(target, target.api);
+          // Embedded, the timed load's own SQL statements are 0 (nothing counted them); scaled out, PostgreSQL's are
+          // counted in both loads (pg's wrapper stays: a round trip over a socket).
+          countedApart = { seconds: COUNTING_SECONDS, requests: counted, timedLoadPerRequest: roundTripsPerRequest };
+          roundTripsPerRequest = perOperation(after, countedAfter, counted);
+          log(`GET /v1/${name}: round trips counted over ${counted} requests after the timed load: ${JSON.stringify(roundTripsPerRequest)}`);
+        }
         const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
         lists[name] = {
           bytes: sample[name].length,
@@ -270,7 +303,8 @@ async function main(): Promise<void> {
           latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
           bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
           statusCounts: herald.statusCounts,
-          roundTripsPerRequest: perOperation(before, after, requests),
+          roundTripsPerRequest,
+          ...(countedApart ? { roundTripsCountedApart: countedApart } : {}),
           api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
           ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
         };

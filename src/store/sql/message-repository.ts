@@ -19,10 +19,13 @@ import { fromFlag, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
+import type { Subscriber } from '../../domain/types.js';
 import { environmentIs } from './plan-hints.js';
 import { recordEngagement } from './overview-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
+import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
+import { subscribersByIdsStatements, toSubscriber, type SubscriberRow } from './subscriber-repository.js';
 
 type MessageRow = Selectable<MessagesTable>;
 
@@ -68,12 +71,15 @@ const POSTGRES_COUNTER_SHARDS = 8;
  */
 export class SqlMessageRepository implements MessageRepository {
   private readonly snapshots: TemplateSnapshots;
+  /** SQLite outside a transaction: reads that see one state together (listStored's page). */
+  private readonly reader: SnapshotReader | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
   ) {
     this.snapshots = options.templateSnapshots ?? new TemplateSnapshots();
+    this.reader = options.dialect === 'sqlite' ? snapshotReaderOf(db) : undefined;
   }
 
   async create(message: Message): Promise<{ message: Message; created: boolean }> {
@@ -142,6 +148,11 @@ export class SqlMessageRepository implements MessageRepository {
    * columns, in a second statement that only such pages make.
    */
   async listStored(environmentId: string, filter: MessageListFilter): Promise<Page<ListedMessage>> {
+    const scope = counterScopeOf(filter);
+    if (this.reader !== undefined && scope !== undefined) {
+      const together = await this.reader.readTogether((read) => this.storedPageTogether(read, environmentId, filter, scope));
+      if (together !== undefined) return together;
+    }
     const { rows, ...page } = await this.page(environmentId, filter, messageTextPage);
     const data: ListedMessage[] = [];
     let legacy: Map<string, ListedMessage> | undefined;
@@ -207,17 +218,7 @@ export class SqlMessageRepository implements MessageRepository {
             .limit(filter.limit + 1)
             .offset(filter.page * filter.limit)
             .execute()
-        : (await query.statement.execute(this.db, this.options.dialect, {
-            environmentId,
-            channel: filter.channel,
-            subscriberId: filter.subscriberId,
-            contextKeysNorm: filter.contextKeys === undefined ? undefined : normalizeContextKeys(filter.contextKeys),
-            read: filter.read === undefined ? undefined : toFlag(filter.read),
-            seen: filter.seen === undefined ? undefined : toFlag(filter.seen),
-            limit: filter.limit + 1,
-            offset: filter.page * filter.limit,
-            scope,
-          })).rows
+        : (await query.statement.execute(this.db, this.options.dialect, pageParams(environmentId, filter, scope))).rows
     ) as Array<R & { total_count?: number | string | null }>;
     const count =
       scope === undefined
@@ -633,6 +634,55 @@ export class SqlMessageRepository implements MessageRepository {
     if (ids.length > 0) await this.snapshots.save(this.db, ids);
   }
 
+  /**
+   * listStored on SQLite outside a transaction, for a filter with a counter scope (every filter the SDKs and bench:http
+   * send): the page with its counter, the counter alone past the end, the snapshots not in memory and the page's
+   * subscribers, as one synchronous block (SnapshotReader). The same statements as before, without a Kysely round
+   * (connection, executor, driver: a promise each) per statement, and of one state of the data; each message comes
+   * with its subscriber record, so the use case does not look them up. `undefined` when a row has no list text
+   * (written before 0028): listStored then reads the page as before.
+   */
+  private storedPageTogether(
+    read: <T>(query: CompiledQuery<T>) => T[],
+    environmentId: string,
+    filter: MessageListFilter,
+    scope: string,
+  ): Page<ListedMessage> | undefined {
+    const query = messageTextPage.statement.compile(this.db, 'sqlite', pageParams(environmentId, filter, scope));
+    const rows = read(query) as Array<{ list_text: string | null; subscriber_id: string; total_count?: number | string | null }>;
+    let total: number | string | null | undefined;
+    if (rows.length > 0) total = rows[0]!.total_count;
+    else total = (read(messageCounter.compile(this.db, 'sqlite', { environmentId, scope })) as Array<{ n: number | string | null }>)[0]?.n;
+    const pageRows = rows.length > filter.limit ? rows.slice(0, filter.limit) : rows;
+    const data: ListedMessage[] = [];
+    let snapshotIds: Map<ListedMessage, string> | undefined;
+    const subscriberIds: string[] = [];
+    for (const row of pageRows) {
+      const text = row.list_text;
+      if (text === null || text === undefined) return undefined;
+      const listed: ListedMessage = { subscriberRecordId: row.subscriber_id, text };
+      const at = text.indexOf(MESSAGE_TEXT_TEMPLATE);
+      if (at >= 0) (snapshotIds ??= new Map()).set(listed, text.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH));
+      if (!subscriberIds.includes(row.subscriber_id)) subscriberIds.push(row.subscriber_id);
+      data.push(listed);
+    }
+    if (snapshotIds !== undefined) {
+      const texts = this.snapshots.loadTogether(this.db, snapshotIds.values(), read);
+      for (const [listed, id] of snapshotIds) listed.template = snapshotText(texts, id);
+    }
+    if (subscriberIds.length > 0) {
+      const byId = new Map<string, Subscriber>();
+      for (const statement of subscribersByIdsStatements(this.db, 'sqlite', environmentId, subscriberIds)) {
+        for (const row of read(statement) as SubscriberRow[]) byId.set(row.id, toSubscriber(row));
+      }
+      for (const listed of data) {
+        const subscriber = byId.get(listed.subscriberRecordId);
+        if (subscriber) listed.subscriber = subscriber;
+      }
+    }
+    return { data, page: filter.page, pageSize: filter.limit, hasMore: rows.length > filter.limit, totalCount: Number(total ?? 0) };
+  }
+
   /** Messages of stored rows, each referenced workflow snapshot read (from memory, or in one statement) and put in. */
   private async messagesOf(rows: Array<MessageDocumentRow | StoredMessage>): Promise<Message[]> {
     const messages = rows.map((row) => ('columns' in row ? messageOf(row) : toMessage(row)));
@@ -692,6 +742,21 @@ function messageCounterScopes(message: Pick<MessageRow, 'channel' | 'external_su
  * Undefined when only counting the rows can tell: a transactionId (bounded by its index), read/seen, or two or
  * more filters combined.
  */
+/** The page statement's values (messagePageQuery) for a filter without transaction ids. */
+function pageParams(environmentId: string, filter: MessageListFilter, scope: string | undefined): MessagePageParams {
+  return {
+    environmentId,
+    channel: filter.channel,
+    subscriberId: filter.subscriberId,
+    contextKeysNorm: filter.contextKeys === undefined ? undefined : normalizeContextKeys(filter.contextKeys),
+    read: filter.read === undefined ? undefined : toFlag(filter.read),
+    seen: filter.seen === undefined ? undefined : toFlag(filter.seen),
+    limit: filter.limit + 1,
+    offset: filter.page * filter.limit,
+    scope,
+  };
+}
+
 function counterScopeOf(filter: MessageListFilter): string | undefined {
   if ((filter.transactionIds !== undefined && filter.transactionIds.length > 0) || filter.read !== undefined || filter.seen !== undefined) {
     return undefined;

@@ -9,7 +9,7 @@ import { NOT_DELETED } from './live-rows.js';
 import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
-type SubscriberRow = Selectable<SubscribersTable>;
+export type SubscriberRow = Selectable<SubscribersTable>;
 
 export class SqlSubscriberRepository implements SubscriberRepository {
   constructor(
@@ -65,20 +65,9 @@ export class SqlSubscriberRepository implements SubscriberRepository {
     const result: Subscriber[] = [];
     const unique = [...new Set(ids)];
     if (unique.length === 0) return result;
-    if (unique.length <= SUBSCRIBERS_BY_IDS_COMPILED) {
-      // A list page names one or a few subscribers: its statement is compiled once per count (see ReusableQuery).
-      const params: Record<string, unknown> = { environmentId };
-      unique.forEach((id, index) => (params[`id${index}`] = id));
-      return ((await subscribersByIds.execute(this.db, this.options.dialect, params)).rows as SubscriberRow[]).map(toSubscriber);
-    }
-    for (const chunk of chunks(unique, 500)) {
-      const rows = await this.db
-        .selectFrom('subscribers')
-        .selectAll()
-        .where('id', 'in', chunk)
-        .where(environmentIs(environmentId))
-        .execute();
-      result.push(...rows.map(toSubscriber));
+    for (const statement of subscribersByIdsStatements(this.db, this.options.dialect, environmentId, unique)) {
+      const { rows } = await this.db.executeQuery(statement);
+      for (const row of rows) result.push(toSubscriber(row));
     }
     return result;
   }
@@ -242,6 +231,18 @@ const insertNewSubscriber = new ReusableInsert('subscribers');
 /** The row as `get` reads it back, unless a text column was given another type (the database would convert it). */
 function storedForm(row: ReturnType<typeof toRow>): Subscriber | undefined {
   return TEXT_COLUMNS.every((column) => row[column] === null || typeof row[column] === 'string') ? toSubscriber(row) : undefined;
+}
+/**
+ * getMany's statements for distinct `ids`: one for a page's one or few subscribers (compiled once per count, see
+ * ReusableQuery), otherwise one per 500. Also run inside the messages page's synchronous block (listStored).
+ */
+export function subscribersByIdsStatements(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], environmentId: string, ids: string[]): Array<CompiledQuery<SubscriberRow>> {
+  if (ids.length <= SUBSCRIBERS_BY_IDS_COMPILED) {
+    const params: Record<string, unknown> = { environmentId };
+    ids.forEach((id, index) => (params[`id${index}`] = id));
+    return [subscribersByIds.compile(db, dialect, params) as CompiledQuery<SubscriberRow>];
+  }
+  return [...chunks(ids, 500)].map((chunk) => db.selectFrom('subscribers').selectAll().where('id', 'in', chunk).where(environmentIs(environmentId)).compile());
 }
 /** Ids up to which getMany's statement is compiled once per count. */
 const SUBSCRIBERS_BY_IDS_COMPILED = 20;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { TEMPLATE_SNAPSHOT_ID_LENGTH } from '../../domain/stored-message.js';
 import type { Database } from './schema.js';
 import { chunks } from './subscriber-repository.js';
@@ -76,6 +76,28 @@ export class TemplateSnapshots {
         this.remember(row.id, row.text);
         // Read from a committed row (or this transaction's own, which commits with the message that references it).
         if (!db.isTransaction) this.stored.add(row.id);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * load inside a synchronous block (SnapshotReader, `db` outside a transaction): the texts in memory, the others by
+   * `read` in one statement per 100.
+   */
+  loadTogether(db: Kysely<Database>, ids: Iterable<string>, read: <T>(query: CompiledQuery<T>) => T[]): Map<string, string> {
+    const found = new Map<string, string>();
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const text = this.texts.get(id);
+      if (text !== undefined) found.set(id, text);
+      else missing.push(id);
+    }
+    for (const batch of chunks(missing, 100)) {
+      for (const row of read(db.selectFrom('message_templates').select(['id', 'text']).where('id', 'in', batch).compile())) {
+        found.set(row.id, row.text);
+        this.remember(row.id, row.text);
+        this.stored.add(row.id);
       }
     }
     return found;

@@ -29,7 +29,8 @@ export async function listMessages(deps: Deps, input: ListMessagesInput): Promis
     page: input.page,
     limit: input.limit,
   });
-  if (page.data.length === 0) return page;
+  // The embedded store reads the page's subscribers with it (listStored's synchronous block).
+  if (page.data.every((message) => message.subscriber !== undefined)) return page;
   // One query for the page's subscribers; a page of one subscriber's messages shares one record object.
   const subscribers = await deps.store.subscribers.getMany(environmentId, page.data.map((message) => message.subscriberRecordId));
   const byId = new Map(subscribers.map((subscriber) => [subscriber._id, subscriber]));

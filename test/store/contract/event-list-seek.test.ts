@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
@@ -178,6 +179,32 @@ for (const implementation of implementations) {
       await expectPages({ before: at(30, 999) }, [0, 5, 63, 64, 65, 100, 127, 130, 131, 132]);
       await expectPages({ before: at(1000, 0), after: at(65, 999) }, [0, 1, 2]);
     }, 120_000);
+
+    it.skipIf(implementation.name !== 'SQLite')('counts the rows of `before`\'s second only when that second holds events', async () => {
+      // better-sqlite3's statements, counted by their text while a page is read.
+      const probe = new BetterSqlite3(':memory:');
+      const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+      probe.close();
+      const all = prototype.all;
+      const texts: string[] = [];
+      prototype.all = function counted(this: { source: string }, ...args: unknown[]) {
+        texts.push(this.source);
+        return all.apply(this, args);
+      };
+      const countsOfSecond = async (before: string) => {
+        texts.length = 0;
+        const page = await seekStore.notifications.listWithTexts(env, { before, page: 100, limit: 10 });
+        expect(page.data.map((event) => event._id)).toEqual(expected({ before }).slice(1000, 1010));
+        return texts.filter((text) => text.includes('count(*)')).length;
+      };
+      try {
+        // Second 80 holds no event; second 63 does (its rows at or above `before` are counted apart).
+        expect(await countsOfSecond(at(80, 0))).toBe(0);
+        expect(await countsOfSecond(at(63, 500))).toBe(1);
+      } finally {
+        prototype.all = all;
+      }
+    });
 
     it('stays exact after deletes (oldest and in the middle), late inserts below the newest, and a moved event', async () => {
       const mine = expected({ before: at(99, 0) });
