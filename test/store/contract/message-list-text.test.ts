@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Caller } from '../../../src/domain/types.js';
 import type { Deps } from '../../../src/usecases/deps.js';
 import { listMessages } from '../../../src/usecases/messages/list-messages.js';
-import { newId } from '../../../src/domain/ids.js';
 import type { Message, Subscriber } from '../../../src/domain/types.js';
 import { messageListText, messageListTextHoldingDocument, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
 import type { MessageListFilter, Store } from '../../../src/store/ports.js';
