@@ -153,7 +153,8 @@ export interface MessageRepository {
   list(environmentId: string, filter: MessageListFilter): Promise<Page<Message>>;
   /**
    * The same page as `list` in its stored form (see ListedMessage): each message's list text when it has one, else
-   * its columns with the document left as the stored JSON text.
+   * its columns with the document left as the stored JSON text. A store may set each message's `subscriber` record
+   * when it reads them with the page (PostgreSQL does, in the page's statement); the caller looks up the others.
    */
   listStored(environmentId: string, filter: MessageListFilter): Promise<Page<ListedMessage>>;
   /** The subscriber's non-deleted in-app messages among `ids`. */

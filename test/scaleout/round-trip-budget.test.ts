@@ -44,8 +44,9 @@ const BUDGET = {
   deliveryToNewSubscriber: { sqlStatements: 7, redisCommands: 8 },
   // A page: the rate limit's one script (the key and the caller come from the process's cache, kept fresh by the
   // revocation channel). Measured 3 SQL and 1 Redis for both (2026-11-26); the messages page 2 SQL since its statement
-  // reads its counter too (session 13): the page with its count, and the page's subscribers.
-  messagesPage: { sqlStatements: 2, redisCommands: 1 },
+  // reads its counter too (session 13): the page with its count, and the page's subscribers. 1 since session 17: a
+  // page of one subscriber's messages reads the page, its count and its subscribers' records in one prepared statement.
+  messagesPage: { sqlStatements: 1, redisCommands: 1 },
   // The page, then its jobs and execution details in one statement (issue 24; they were two). Session 16: one
   // statement when every event of the page has a kept text whose print matches (the worker keeps them within 500 ms of
   // the event's end); the newest events of this page end just before it is read, so measured 1.4.

@@ -18,14 +18,13 @@ import type { InboxBadgeCounts, InboxCursor, InboxPage, MessageListFilter, Messa
 import { fromFlag, toFlag, toJson } from './json.js';
 import type { Database, MessageCountersTable, MessagesTable } from './schema.js';
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
-import { chunks } from './subscriber-repository.js';
+import { chunks, SUBSCRIBER_COLUMNS, subscribersByIdsStatements, toSubscriber, type SubscriberRow } from './subscriber-repository.js';
 import type { Subscriber } from '../../domain/types.js';
 import { environmentIs } from './plan-hints.js';
 import { recordEngagement } from './overview-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
-import { subscribersByIdsStatements, toSubscriber, type SubscriberRow } from './subscriber-repository.js';
 
 type MessageRow = Selectable<MessagesTable>;
 
@@ -153,7 +152,9 @@ export class SqlMessageRepository implements MessageRepository {
       const together = await this.reader.readTogether((read) => this.storedPageTogether(read, environmentId, filter, scope));
       if (together !== undefined) return together;
     }
-    const { rows, ...page } = await this.page(environmentId, filter, messageTextPage);
+    const fold = this.options.dialect === 'postgres' && isSubscriberPage(filter);
+    const { rows, subscriberRows, ...page } = await this.page(environmentId, filter, messageTextPage, fold ? messageTextPageWithSubscribers : undefined);
+    const subscribers = subscriberRows && new Map(subscriberRows.map((row) => [row.id, toSubscriber(row)]));
     const data: ListedMessage[] = [];
     let legacy: Map<string, ListedMessage> | undefined;
     let snapshotIds: Map<ListedMessage, string> | undefined;
@@ -161,12 +162,16 @@ export class SqlMessageRepository implements MessageRepository {
       const text = row.list_text;
       if (text !== null && text !== undefined) {
         const listed: ListedMessage = { subscriberRecordId: row.subscriber_id, text };
+        const subscriber = subscribers?.get(row.subscriber_id);
+        if (subscriber) listed.subscriber = subscriber;
         const at = text.indexOf(MESSAGE_TEXT_TEMPLATE);
         if (at >= 0) (snapshotIds ??= new Map()).set(listed, text.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH));
         data.push(listed);
         continue;
       }
       const listed: ListedMessage = { subscriberRecordId: row.subscriber_id };
+      const subscriber = subscribers?.get(row.subscriber_id);
+      if (subscriber) listed.subscriber = subscriber;
       (legacy ??= new Map()).set(row.legacy_id!, listed);
       data.push(listed);
     }
@@ -194,7 +199,8 @@ export class SqlMessageRepository implements MessageRepository {
     environmentId: string,
     filter: MessageListFilter,
     query: MessagePageQuery<R>,
-  ): Promise<Omit<Page<unknown>, 'data'> & { rows: R[] }> {
+    withSubscribers?: ReusableQuery<MessagePageParams>,
+  ): Promise<Omit<Page<unknown>, 'data'> & { rows: R[]; subscriberRows?: SubscriberRow[] }> {
     const where = (eb: ExpressionBuilder<Database, 'messages'>) => {
       const conditions = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
       if (filter.channel !== undefined) conditions.push(eb('channel', '=', filter.channel));
@@ -208,7 +214,9 @@ export class SqlMessageRepository implements MessageRepository {
       return eb.and(conditions);
     };
     const scope = counterScopeOf(filter);
-    const rows = (
+    const byStatement = filter.transactionIds === undefined || filter.transactionIds.length === 0;
+    const statement = byStatement && withSubscribers !== undefined ? withSubscribers : query.statement;
+    let rows = (
       filter.transactionIds !== undefined && filter.transactionIds.length > 0
         ? await query
             .select(this.db.selectFrom('messages'))
@@ -218,8 +226,16 @@ export class SqlMessageRepository implements MessageRepository {
             .limit(filter.limit + 1)
             .offset(filter.page * filter.limit)
             .execute()
-        : (await query.statement.execute(this.db, this.options.dialect, pageParams(environmentId, filter, scope))).rows
+        : (await statement.execute(this.db, this.options.dialect, pageParams(environmentId, filter, scope))).rows
     ) as Array<R & { total_count?: number | string | null }>;
+    // withSubscribers' rows: the page's (part 0), then its subscribers' records (part 1, columns `s_<column>`).
+    let subscriberRows: SubscriberRow[] | undefined;
+    if (statement === withSubscribers) {
+      const all = rows as unknown as Array<Record<string, unknown>>;
+      const first = all.findIndex((row) => row.part === 1);
+      rows = (first < 0 ? all : all.slice(0, first)) as typeof rows;
+      subscriberRows = (first < 0 ? [] : all.slice(first)).map(subscriberRowOf);
+    }
     const count =
       scope === undefined
         ? await this.db.selectFrom('messages').select((eb) => eb.fn.countAll<number | string>().as('n')).where(where).executeTakeFirstOrThrow()
@@ -232,6 +248,7 @@ export class SqlMessageRepository implements MessageRepository {
       pageSize: filter.limit,
       hasMore: rows.length > filter.limit,
       totalCount: Number(count.n ?? 0),
+      subscriberRows,
     };
   }
 
@@ -822,6 +839,8 @@ const messageByJobId = new ReusableQuery((db, p: { environmentId: string; jobId:
 interface MessagePageQuery<R> {
   select(query: SelectQueryBuilder<Database, 'messages', object>): SelectQueryBuilder<Database, 'messages', R>;
   statement: ReusableQuery<MessagePageParams>;
+  /** The page's query, for a statement that wraps it. */
+  build(db: Kysely<Database>, p: MessagePageParams): SelectQueryBuilder<Database, 'messages', R>;
 }
 
 interface MessagePageParams extends Record<string, unknown> {
@@ -838,7 +857,7 @@ interface MessagePageParams extends Record<string, unknown> {
 }
 
 function messagePageQuery<R>(select: MessagePageQuery<R>['select']): MessagePageQuery<R> {
-  const statement = new ReusableQuery((db, p: MessagePageParams) => {
+  const build = (db: Kysely<Database>, p: MessagePageParams) => {
     const scope = p.scope;
     let query = select(db.selectFrom('messages'))
       .$if(scope !== undefined, (page) =>
@@ -859,8 +878,8 @@ function messagePageQuery<R>(select: MessagePageQuery<R>['select']): MessagePage
     if (p.read !== undefined) query = query.where('read', '=', p.read);
     if (p.seen !== undefined) query = query.where('seen', '=', p.seen);
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset);
-  });
-  return { select, statement };
+  };
+  return { select, statement: new ReusableQuery(build), build };
 }
 
 /** The page as Messages: the columns a Message is made from. */
@@ -869,6 +888,51 @@ const messagePage = messagePageQuery((query) => query.select(MESSAGE_PAGE_COLUMN
 const messageTextPage = messagePageQuery((query) =>
   query.select(['list_text', 'subscriber_id', sql<string | null>`case when list_text is null then id end`.as('legacy_id')]),
 );
+/**
+ * A page of one subscriber's messages filtered by nothing else (the SDKs' list, the bench's). Its statement runs
+ * prepared: messages_env_subscriber_list serves it whatever the values and the tables' size, where with another filter
+ * (a channel, a context) a generic plan could settle on the other filter's index.
+ */
+function isSubscriberPage(filter: { subscriberId?: string; channel?: string; contextKeys?: unknown; contextKeysNorm?: string; read?: unknown; seen?: unknown; transactionIds?: unknown[] }): boolean {
+  return (
+    filter.subscriberId !== undefined &&
+    filter.channel === undefined &&
+    filter.contextKeys === undefined &&
+    filter.contextKeysNorm === undefined &&
+    filter.read === undefined &&
+    filter.seen === undefined &&
+    (filter.transactionIds === undefined || filter.transactionIds.length === 0)
+  );
+}
+function subscriberRowOf(row: Record<string, unknown>): SubscriberRow {
+  const subscriber: Record<string, unknown> = {};
+  for (const column of SUBSCRIBER_COLUMNS) subscriber[column] = row[`s_${column}`];
+  return subscriber as unknown as SubscriberRow;
+}
+/**
+ * PostgreSQL, a page of one subscriber's messages (isSubscriberPage): the text page, its count and its subscribers'
+ * records in one prepared statement, where it was two statements and the page's unnamed (planned on every run).
+ * The page's rows come first (part 0, in the page's order), then one row per distinct subscriber of the page (part 1,
+ * its columns as `s_<column>`): a record is read and sent once per subscriber, not once per message (folded into each
+ * row it cost PostgreSQL more than the round trip saved, session 15). Each subscriber is one probe of the primary key
+ * (a lateral subquery with LIMIT 1, so that it is not flattened into a join a small table's plan would scan). Unnamed,
+ * this statement's planning (~0.4 ms) cost more than the two statements; prepared, its generic plan is pinned by
+ * test/store/postgres/message-page-plans.test.ts.
+ */
+const messageTextPageWithSubscribers = new ReusableQuery((db, p: MessagePageParams) => {
+  const page = messageTextPage.build(db, p).select(['created_at', 'id']);
+  const nulls = SUBSCRIBER_COLUMNS.map((column) => sql`null as ${sql.ref(`s_${column}`)}`);
+  const columns = SUBSCRIBER_COLUMNS.map((column) => sql.ref(`s.${column}`));
+  const pageColumns = p.scope === undefined ? sql`list_text, subscriber_id, legacy_id` : sql`list_text, subscriber_id, legacy_id, total_count`;
+  const pageNulls = p.scope === undefined ? sql`null, null, null` : sql`null, null, null, null`;
+  const statement = sql`with page as (${page})
+select 0 as part, ${pageColumns}, created_at, id, ${sql.join(nulls)} from page
+union all
+select 1, ${pageNulls}, null, null, ${sql.join(columns)} from (select distinct subscriber_id from page) ids
+cross join lateral (select * from subscribers where id = ids.subscriber_id and environment_id || '' = ${p.environmentId} limit 1) s
+order by part, created_at desc, id desc`;
+  return { compile: () => statement.compile(db) };
+}, isSubscriberPage);
 const messageCounter = new ReusableQuery((db, p: { environmentId: string; scope: string }) =>
   db
     .selectFrom('message_counters')

@@ -17,7 +17,14 @@ import { markPrepared } from '../postgres/prepared-statements.js';
 export class ReusableQuery<P extends Record<string, unknown>, R = unknown> {
   private readonly shapes = new Map<string, CompiledShape>();
 
-  constructor(private readonly build: (db: Kysely<Database>, params: P) => Compilable<R>) {}
+  /**
+   * `preparedList`: for a statement with ORDER BY or LIMIT, whether the shape of these (placeholder) parameters runs
+   * prepared on PostgreSQL all the same (see markPrepared's `list`).
+   */
+  constructor(
+    private readonly build: (db: Kysely<Database>, params: P) => Compilable<R>,
+    private readonly preparedList?: (params: P) => boolean,
+  ) {}
 
   async execute(db: Kysely<Database>, dialect: SqlDialectName, params: P): Promise<QueryResult<R>> {
     return (await db.executeQuery(this.compile(db, dialect, params))) as QueryResult<R>;
@@ -29,9 +36,10 @@ export class ReusableQuery<P extends Record<string, unknown>, R = unknown> {
     const key = `${dialect}|${names.join(',')}`;
     let shape = this.shapes.get(key);
     if (!shape) {
-      shape = compileShape(this.build(db, placeholders(names) as P).compile(), names);
+      const params = placeholders(names) as P;
+      shape = compileShape(this.build(db, params).compile(), names);
       this.shapes.set(key, shape);
-      if (dialect === 'postgres') markPrepared(shape.sql);
+      if (dialect === 'postgres') markPrepared(shape.sql, this.preparedList?.(params) ?? false);
     }
     return shape.bind(names.map((name) => params[name]));
   }

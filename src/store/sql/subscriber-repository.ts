@@ -10,6 +10,11 @@ import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 
 export type SubscriberRow = Selectable<SubscribersTable>;
+/** Every column of a subscriber row (toSubscriber reads them all), for statements that name them. */
+export const SUBSCRIBER_COLUMNS = [
+  'id', 'environment_id', 'organization_id', 'subscriber_id', 'first_name', 'last_name', 'email', 'phone', 'avatar', 'locale',
+  'timezone', 'data', 'channels', 'topics', 'is_online', 'last_online_at', 'version', 'deleted', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof SubscribersTable>;
 
 export class SqlSubscriberRepository implements SubscriberRepository {
   constructor(

@@ -29,12 +29,14 @@ export async function listMessages(deps: Deps, input: ListMessagesInput): Promis
     page: input.page,
     limit: input.limit,
   });
-  // The embedded store reads the page's subscribers with it (listStored's synchronous block).
-  if (page.data.every((message) => message.subscriber !== undefined)) return page;
-  // One query for the page's subscribers; a page of one subscriber's messages shares one record object.
-  const subscribers = await deps.store.subscribers.getMany(environmentId, page.data.map((message) => message.subscriberRecordId));
+  // The store may read the subscribers' records with the page (SQLite: listStored's synchronous block; PostgreSQL:
+  // one statement for one subscriber's page); the others in one query.
+  const without = page.data.filter((message) => message.subscriber === undefined);
+  if (without.length === 0) return page;
+  // A page of one subscriber's messages shares one record object.
+  const subscribers = await deps.store.subscribers.getMany(environmentId, without.map((message) => message.subscriberRecordId));
   const byId = new Map(subscribers.map((subscriber) => [subscriber._id, subscriber]));
-  for (const message of page.data) {
+  for (const message of without) {
     const subscriber = byId.get(message.subscriberRecordId);
     if (subscriber) message.subscriber = subscriber;
   }
