@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,7 @@ interface Options {
   fromSource: boolean;
   lock?: string;
   output?: string;
+  keepData?: string;
 }
 
 function size(value: string): number {
@@ -81,6 +82,7 @@ function parseOptions(argv: string[]): Options {
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--lock <file>', 'hold this flock only while measuring (e.g. /tmp/herald-bench.lock), not while seeding')
     .option('--output <file>', 'results file (default bench/results/data-size.json)')
+    .option('--keep-data <dir>', 'embedded: the data directory, kept at the end and reused by the next run with the same option (its seed state in seed-state.json)')
     .parse(['node', 'bench:data-size', ...argv])
     .opts<Options>();
   const sorted = [...options.sizes].sort((a, b) => a - b);
@@ -115,7 +117,8 @@ interface Target {
 async function startTarget(mode: Mode, options: Options): Promise<Target> {
   const common = { HERALD_FROM_SOURCE: options.fromSource ? '1' : '', LOG_LEVEL: 'warn' };
   if (mode === 'embedded') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-data-size-'));
+    const dataDir = options.keepData ?? mkdtempSync(join(tmpdir(), 'herald-bench-data-size-'));
+    mkdirSync(dataDir, { recursive: true });
     const env = { ...common, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET };
     let herald: HeraldProcess | undefined = await startHerald(env);
     return {
@@ -127,7 +130,7 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
       async diskBytes() { return Number(execFileSync('du', ['-sb', dataDir], { encoding: 'utf8' }).split('\t')[0]); },
       async close() {
         await herald?.stop();
-        rmSync(dataDir, { recursive: true, force: true });
+        if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
       },
     };
   }
@@ -203,16 +206,22 @@ interface SizeResult {
 async function runMode(mode: Mode, options: Options, results: SizeResult[]): Promise<void> {
   log(`${mode}: starting Herald`);
   const target = await startTarget(mode, options);
+  // --keep-data: a directory seeded by an earlier run is grown from its recorded state (its templates delivered then).
+  const statePath = mode === 'embedded' && options.keepData ? join(options.keepData, 'seed-state.json') : undefined;
+  let state: CloneSeedState | undefined = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as CloneSeedState) : undefined;
   try {
-    await createInAppWorkflow(target.url(), target.key, WORKFLOW);
     const subscribers = Array.from({ length: options.subscribers }, (_, i) => `size-subscriber-${i}`);
-    for (let i = 0; i < subscribers.length; i += 100) {
-      await api(target.url(), target.key, 'POST', '/v1/events/trigger', { name: WORKFLOW, to: subscribers.slice(i, i + 100), payload: { n: i, text: 'hi' } });
+    if (state) {
+      log(`${mode}: reusing ${options.keepData} (${label(seededMessages(state))} messages seeded)`);
+    } else {
+      await createInAppWorkflow(target.url(), target.key, WORKFLOW);
+      for (let i = 0; i < subscribers.length; i += 100) {
+        await api(target.url(), target.key, 'POST', '/v1/events/trigger', { name: WORKFLOW, to: subscribers.slice(i, i + 100), payload: { n: i, text: 'hi' } });
+      }
+      await waitForMessages(target.url(), target.key, subscribers.length, 300_000);
+      log(`${mode}: ${subscribers.length} template messages delivered`);
     }
-    await waitForMessages(target.url(), target.key, subscribers.length, 300_000);
-    log(`${mode}: ${subscribers.length} template messages delivered`);
 
-    let state: CloneSeedState | undefined;
     let bytesPerMessage: number | undefined;
     for (const messages of options.sizes) {
       // The machine is shared: grow only when the estimate from the last size fits the budget (Herald stores several
@@ -236,6 +245,7 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
           const [environment] = await seed.rows<{ environment_id: string }>(`select environment_id from messages limit 1`);
           state = await prepareCloneSeed(seed, environment!.environment_id);
         }
+        if (seededMessages(state) >= messages) log(`${mode}: ${label(seededMessages(state))} messages already seeded`);
         let lastLog = 0;
         state = await growClones(seed, state, messages, {
           onProgress: (progress) => {
@@ -246,6 +256,7 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
         });
         // PostgreSQL plans from statistics that autovacuum would refresh some time after a bulk load: refresh them now.
         if (seed.dialect === 'postgres') for (const table of ['notifications', 'jobs', 'execution_details', 'messages', 'message_counters']) await seed.run(`analyze ${table}`);
+        if (statePath) writeFileSync(statePath, JSON.stringify(state));
       } finally {
         await seed.close();
       }

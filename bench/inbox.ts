@@ -717,7 +717,9 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${lines.join('\n')}\n\nwritten to ${output}\n`);
 }
 
-main().catch((error: unknown) => {
+// Awaited: were main() left pending with nothing to keep the process alive (a teardown waiting on an unref'd
+// thread), Node would end it with status 13 and a warning instead of 0 and silence.
+await main().catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ExpiredEventsDeleted, RetentionBatch, RetentionCursor, RetentionRepository, RetentionSweepSummary } from '../ports.js';
 import { MessageCounterDeltas } from './message-repository.js';
+import { environmentIs } from './plan-hints.js';
 import type { Database } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { chunks } from './subscriber-repository.js';
@@ -66,10 +67,12 @@ export class SqlRetentionRepository implements RetentionRepository {
           .where((eb) => eb.not(UNFINISHED))
           .executeTakeFirst();
         result.jobs += Number(jobs.numDeletedRows);
+        // The environment checked on the rows (environmentIs): as `environment_id = ?` SQLite without statistics
+        // searched an index by the environment and read every event of it for each batch, not the batch's ids.
         const events = await trx
           .deleteFrom('notifications')
           .where('id', 'in', expired)
-          .where('environment_id', '=', environmentId)
+          .where(environmentIs(environmentId))
           .where((eb) => eb.not(eb.exists(eb.selectFrom('jobs').select(sql.lit(1).as('one')).whereRef('jobs.notification_id', '=', 'notifications.id'))))
           .returning('id')
           .execute();

@@ -87,6 +87,10 @@ export function startBackgroundCheckpoints(
         worker.postMessage('pass');
       }),
     stop: () => (stopping ??= (async () => {
+      // Held while it stops: unref'd, the thread did not keep the process alive until its exit, so a caller awaiting
+      // stop() with nothing else pending (a bench closing its container, the CLI's shutdown) saw the process end
+      // there, the rest of its work not done (bench:inbox exited 0 after its first part).
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     })()),

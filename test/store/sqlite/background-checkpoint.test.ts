@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,22 @@ describe('background WAL checkpoints', () => {
     // The last connection to close checkpoints and deletes the WAL: the thread's connection was closed first.
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
+
+  it('a process awaiting destroy() with nothing else pending lives until the thread has stopped and the database is closed', () => {
+    // In a process of its own: vitest keeps its own process alive. The thread is unref'd (it never keeps Herald
+    // alive); while stopping it must be held, or the process ends inside destroy() (status 13 from the top-level await).
+    const dir = newDir();
+    const connection = new URL('../../../src/store/sqlite/connection.ts', import.meta.url).href;
+    const script = `import { openSqlite } from ${JSON.stringify(connection)};
+const db = openSqlite(${JSON.stringify(dir)}, undefined, { checkpointIntervalMs: 50 });
+await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+await db.destroy();
+console.log('destroyed');`;
+    for (let run = 0; run < 3; run++) {
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+      expect({ status: child.status, stdout: child.stdout.trim() }, child.stderr).toEqual({ status: 0, stdout: 'destroyed' });
+    }
+  }, 90_000);
 
   it('HERALD_SQLITE_CHECKPOINT_MS: 50 by default, 0 turns the thread off', () => {
     expect(loadConfig({}).sqliteCheckpointMs).toBe(50);
