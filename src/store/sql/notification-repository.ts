@@ -647,10 +647,6 @@ export function seekPage(
 }
 
 const seekTexts = new Map<string, { text: string; names: string[] }>();
-// `up_from`: a page that lies wholly in the anchor's second, nearer its oldest end than its newest, is read upwards
-// from that end (the second's rows are [bucket, upper): no rows lie between seconds) and put in order by the outer
-// statement, as sqliteSeek does: the walk inside the second, up to all its events (bench:http writes 700-1,500 a
-// second), is then at most half of them. Not `after`'s second, whose rows at or below `after` are counted, not listed.
 // `low`: the second that holds the page's last row (its running count reaches offset + limit), a lower bound of the
 // page. Without it, on tables never analysed (autovacuum off), PostgreSQL read every event below `upper` by a bitmap
 // scan and sorted them (15-30 ms a page at 15,000 events, EXPLAIN ANALYZE) instead of walking the index backwards
@@ -682,19 +678,14 @@ walk as (
   from seconds
 ),
 seek as (
-  select cast(:before as text) as upper, cast(:offset as bigint) as skip, cast(null as text) as up_from, cast(null as bigint) as up_skip
-  from top where n > :offset
+  select cast(:before as text) as upper, cast(:offset as bigint) as skip from top where n > :offset
   union all
-  select upper, skip,
-    case when n - skip - cast(:limit as bigint) >= 0 and n - skip - cast(:limit as bigint) < skip ${withAfter ? 'and bucket <> :floor' : ''} then bucket end,
-    cast(n - skip - cast(:limit as bigint) as bigint)
-  from (
-    select upper, bucket, n, cast(:offset - (through - n) as bigint) as skip from walk
+  select upper, skip from (
+    select upper, cast(:offset - (through - n) as bigint) as skip from walk
     where (select n from top) <= :offset and through > :offset and through - n <= :offset limit 1
   ) anchor
   union all
-  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint),
-    null, null
+  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint)
   from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
   having (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
 ),
@@ -703,14 +694,9 @@ low as (
     else (select bucket from walk where through >= :offset + :limit order by bucket desc limit 1) end as bucket
 ),
 page as (
-  select id from ((select id from notifications
+  select id from notifications
   where environment_id = :env and created_at < (select upper from seek) and created_at >= coalesce((select bucket from low), '') ${afterRow}
-    and (select up_from from seek) is null
-  order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek))
-  union all
-  (select id from notifications
-  where environment_id = :env and created_at >= (select up_from from seek) and created_at < (select upper from seek)
-  order by created_at, id limit :limit offset (select greatest(coalesce(up_skip, 0), 0) from seek))) either limit :limit
+  order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek)
 )
 `;
   // Added after the named values are numbered: its casts (`::text`) are not names.

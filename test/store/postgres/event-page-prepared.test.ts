@@ -16,7 +16,7 @@ const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).fla
  * still read about the page's seconds once they hold 15,000 events at 1,400 a second (each with a job, three details
  * and a kept text): every read of `notifications` by notifications_env_created or its primary key. The generic plan
  * made for plain comparisons counted `before`'s second by notifications_env_transaction_list, a walk of every event of
- * the environment. A page nearer the oldest end of its second is read upwards from there. The statement's generic plan is what is held here (plan_cache_mode), whatever PostgreSQL would pick.
+ * the environment. The statement's generic plan is what is held here (plan_cache_mode), whatever PostgreSQL would pick.
  */
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events page seek, prepared, on tables grown after its plan', () => {
   let schema: TestSchema;
@@ -90,9 +90,6 @@ describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events p
         for (const node of events) expect(node['Index Name'] ?? node['Node Type'], `${state}, texts ${withTexts}, offset ${offset}`).toMatch(/^notifications_(env_created|pkey)$/);
         // A second holds 1,430 events here; the page may start near its end and run into the next one.
         for (const node of events) expect(node['Actual Rows']! * (node['Actual Loops'] ?? 1)).toBeLessThanOrEqual(2 * 1430);
-        // Offsets 500 and 12,000 lie nearer the oldest end of their second: read upwards from it, at most half of it.
-        const walked = events.filter((node) => node['Index Name'] === 'notifications_env_created').reduce((sum, node) => sum + node['Actual Rows']! * (node['Actual Loops'] ?? 1), 0);
-        if (offset === 500 || offset === 12000) expect(walked, `${state}, texts ${withTexts}, offset ${offset}`).toBeLessThanOrEqual(1430 / 2 + 11);
         const found = (await db.executeQuery(query)).rows as Array<{ id: string; kept_text?: string | null }>;
         const want = Array.from({ length: 11 }, (_, i) => ROWS - offset - i).map((i) => i.toString(16).padStart(24, '0'));
         expect(found.map((row) => row.id)).toEqual(want);
