@@ -6,8 +6,10 @@
  * Statements are marked by the code that builds them once per shape (`ReusableQuery`, `ReusableInsert`,
  * `oneStatement`); the pool's clients run a marked text under its name (store/postgres/connection.ts). Only by-key
  * lookups and writes are marked: a statement with ORDER BY or LIMIT (a list page) stays unnamed, so PostgreSQL never
- * swaps its plan for a generic one, unless its builder marks it as a list whose generic plan is pinned by a test
- * (`list`: one index serves the shape whatever the values, test/store/postgres/message-page-plans.test.ts). The set is bounded per process, since every connection keeps what it prepared.
+ * swaps its plan for a generic one, unless its builder marks it as a list (`{ list: true }`) because a test holds its
+ * generic plan on tables grown after it was made (the events page's seek, test/store/postgres/event-page-prepared.test.ts;
+ * one subscriber's messages page, test/store/postgres/message-page-plans.test.ts).
+ * The set is bounded per process, since every connection keeps what it prepared.
  */
 const MAX_PREPARED = 500;
 const LIST_STATEMENT = /\b(order\s+by|limit)\b/i;
@@ -15,8 +17,8 @@ const names = new Map<string, string>();
 /** Texts a server refused to run prepared (a schema change altered their result): unnamed from then on. */
 const refused = new Set<string>();
 
-export function markPrepared(text: string, list = false): void {
-  if (names.has(text) || refused.has(text) || names.size >= MAX_PREPARED || (!list && LIST_STATEMENT.test(text))) return;
+export function markPrepared(text: string, options: { list?: boolean } = {}): void {
+  if (names.has(text) || refused.has(text) || names.size >= MAX_PREPARED || (!options.list && LIST_STATEMENT.test(text))) return;
   names.set(text, `herald_${names.size + 1}`);
 }
 

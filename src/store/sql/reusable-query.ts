@@ -39,7 +39,7 @@ export class ReusableQuery<P extends Record<string, unknown>, R = unknown> {
       const params = placeholders(names) as P;
       shape = compileShape(this.build(db, params).compile(), names);
       this.shapes.set(key, shape);
-      if (dialect === 'postgres') markPrepared(shape.sql, this.preparedList?.(params) ?? false);
+      if (dialect === 'postgres') markPrepared(shape.sql, { list: this.preparedList?.(params) ?? false });
     }
     return shape.bind(names.map((name) => params[name]));
   }

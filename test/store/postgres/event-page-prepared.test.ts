@@ -1,0 +1,103 @@
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../../src/store/postgres/connection.js';
+import { preparedName } from '../../../src/store/postgres/prepared-statements.js';
+import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { PRINT_SQL, seekPage } from '../../../src/store/sql/notification-repository.js';
+import type { Database } from '../../../src/store/sql/schema.js';
+import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
+
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] }
+const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+
+/**
+ * The events page's seek (seekPage) runs prepared on PostgreSQL, and PostgreSQL settles on a generic plan after five
+ * runs. Made while the tables held 30 events (no statistics: autovacuum off, as on the bench machine), that plan must
+ * still read about the page's seconds once they hold 15,000 events at 1,400 a second (each with a job, three details
+ * and a kept text): every read of `notifications` by notifications_env_created or its primary key. The generic plan
+ * made for plain comparisons counted `before`'s second by notifications_env_transaction_list, a walk of every event of
+ * the environment. The statement's generic plan is what is held here (plan_cache_mode), whatever PostgreSQL would pick.
+ */
+describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events page seek, prepared, on tables grown after its plan', () => {
+  let schema: TestSchema;
+  let db: Kysely<Database>;
+  const env = 'env-prepared-seek';
+  const ROWS = 15_000;
+
+  async function grow(from: number, to: number): Promise<void> {
+    const range = sql`generate_series(${sql.lit(from)}, ${sql.lit(to)}) i`;
+    await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
+      select lpad(to_hex(i), 24, '0'), ${env}, 'org', 's', 'sub', 't' || i, '{}',
+        to_char(timestamp '2026-11-26 10:00:00' + i * interval '0.7 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '2026-11-26T10:00:00.000Z'
+      from ${range}`.execute(db);
+    await sql`insert into jobs (id, environment_id, organization_id, notification_id, subscriber_id, transaction_id, template_id, step_index, type, status, provider_id, document, created_at, updated_at)
+      select 'j' || lpad(to_hex(i), 24, '0'), ${env}, 'org', lpad(to_hex(i), 24, '0'), 's', 't' || i, null, 0, 'in_app', 'completed', 'p', '{}',
+        '2026-11-26T10:00:00.000Z', '2026-11-26T10:00:00.000Z'
+      from ${range}`.execute(db);
+    await sql`insert into execution_details (id, environment_id, job_id, notification_id, status, detail, is_retry, is_test, provider_id, raw, source, created_at)
+      select 'd' || k || lpad(to_hex(i), 24, '0'), ${env}, 'j' || lpad(to_hex(i), 24, '0'), lpad(to_hex(i), 24, '0'), 'Success', 'x', 0, 0, null, null,
+        'Internal', '2026-11-26T10:00:00.000Z'
+      from ${range}, generate_series(1, 3) k`.execute(db);
+    await sql`insert into notification_texts (notification_id, environment_id, text, print)
+      select notifications.id, notifications.environment_id, '{"kept":' || notifications.transaction_id || '}', ${sql.raw(PRINT_SQL)}
+      from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
+  }
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    // One connection: the statements prepared on it and the EXPLAIN EXECUTE below share it.
+    db = openPostgres(schema.url, 1);
+    await migrateToLatest(db, 'postgres');
+    await grow(1, 30);
+  }, 60_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await schema?.drop();
+  });
+
+  it('its generic plans (with and without kept texts) made at 30 events read about the page\'s seconds at 15,000, and after analyze', async () => {
+    const before = '2030-01-01T00:00:00.000Z';
+    const page = (offset: number, withTexts: boolean) => seekPage({ environmentId: env, before, limit: 11, offset }, withTexts);
+    const generic = new Map<boolean, number>();
+    const plansOf = async (name: string) =>
+      Number((await sql<{ generic_plans: string }>`select generic_plans from pg_prepared_statements where name = ${name}`.execute(db)).rows[0]?.generic_plans ?? 0);
+    for (const withTexts of [false, true]) {
+      for (let offset = 1; offset <= 8; offset++) await db.executeQuery(page(offset, withTexts));
+      // PostgreSQL settled on its generic plan while the table held 30 events.
+      generic.set(withTexts, await plansOf(preparedName(page(1, withTexts).sql)!));
+      expect(generic.get(withTexts)).toBeGreaterThan(0);
+    }
+
+    await grow(31, ROWS);
+    // The generic plan whatever its estimated cost against a custom plan's: a grown index (a new root page) makes
+    // PostgreSQL plan again, and then it may keep to custom plans; this holds what a generic plan reads, made at 30
+    // events (without texts: never planned again here) and after `vacuum analyze` (statistics, as autovacuum leaves them).
+    await sql`set plan_cache_mode = force_generic_plan`.execute(db);
+    const states = [['grown', false], ['grown', true], ['analyzed', false], ['analyzed', true]] as const;
+    for (const [state, withTexts] of states) {
+      if (state === 'analyzed' && !withTexts) await sql`vacuum analyze`.execute(db);
+      const name = preparedName(page(1, withTexts).sql)!;
+      for (const offset of [10, 500, 5000, 12000]) {
+        const query = page(offset, withTexts);
+        // EXECUTE takes its values as literals (the statement's own are strings and numbers).
+        const values = (query.parameters as unknown[]).map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`));
+        const { rows } = await sql.raw(`explain (analyze, format json) execute ${name}(${values.join(', ')})`).execute(db);
+        const nodes = nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
+        // No table read whole (the print's jobs and details included).
+        expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']), `${state}, texts ${withTexts}, offset ${offset}`).toEqual([]);
+        const events = nodes.filter((node) => node['Relation Name'] === 'notifications');
+        expect(events.length).toBeGreaterThan(0);
+        for (const node of events) expect(node['Index Name'] ?? node['Node Type'], `${state}, texts ${withTexts}, offset ${offset}`).toMatch(/^notifications_(env_created|pkey)$/);
+        // A second holds 1,430 events here; the page may start near its end and run into the next one.
+        for (const node of events) expect(node['Actual Rows']! * (node['Actual Loops'] ?? 1)).toBeLessThanOrEqual(2 * 1430);
+        const found = (await db.executeQuery(query)).rows as Array<{ id: string; kept_text?: string | null }>;
+        const want = Array.from({ length: 11 }, (_, i) => ROWS - offset - i).map((i) => i.toString(16).padStart(24, '0'));
+        expect(found.map((row) => row.id)).toEqual(want);
+        if (withTexts) expect(found.map((row) => row.kept_text)).toEqual(want.map((id) => `{"kept":t${parseInt(id, 16)}}`));
+      }
+      // Run by its generic plan.
+      expect(await plansOf(name)).toBeGreaterThanOrEqual(generic.get(withTexts)! + 8);
+      generic.set(withTexts, await plansOf(name));
+    }
+  }, 120_000);
+});
