@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../usecases/deps.js';
 import type { Database, QueueJobsTable } from '../store/sql/schema.js';
-import { ReusableInsert } from '../store/sql/reusable-query.js';
+import { ReusableInsert, ReusableQuery } from '../store/sql/reusable-query.js';
 import type { SqlDialectName } from '../store/sql/sql-store.js';
 import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 
@@ -51,11 +51,6 @@ export class SqlQueue implements JobQueue {
   private pumped?: Promise<void>;
   private serving?: () => boolean;
   private concurrencyWhileServing = Infinity;
-  /** Jobs done whose row is still to be deleted: one statement per event-loop turn deletes them all (see `acknowledge`). */
-  private readonly acknowledging = new Set<string>();
-  private acknowledgeScheduled = false;
-  /** The deletes under way, waited for by close() (the caller closes the database next). */
-  private readonly acknowledgements = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -227,11 +222,7 @@ export class SqlQueue implements JobQueue {
     clearInterval(this.heartbeatTimer);
     // A claim still running hands its rows back (see `pump`); wait for that before the caller closes the database.
     await this.pumped;
-    if (this.running.size > 0) await this.finishRunning(graceMs);
-    await this.acknowledged();
-  }
-
-  private async finishRunning(graceMs: number): Promise<void> {
+    if (this.running.size === 0) return;
     let graceTimer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
       graceTimer = setTimeout(() => resolve('timeout'), graceMs);
@@ -244,12 +235,6 @@ export class SqlQueue implements JobQueue {
       await this.release(ids);
       this.options.logger.warn({ jobs: ids.length }, 'queue closed with running jobs; returned them to the queue');
     }
-  }
-
-  /** Deletes now the rows of the jobs done, and waits for every delete under way. */
-  private async acknowledged(): Promise<void> {
-    this.deleteAcknowledged();
-    while (this.acknowledgements.size > 0) await Promise.allSettled([...this.acknowledgements]);
   }
 
   private pump(): void {
@@ -316,7 +301,7 @@ export class SqlQueue implements JobQueue {
    */
   private async releaseExpiredLeases(): Promise<void> {
     const nowIso = this.isoNow();
-    const runningIds = [...this.running.keys(), ...this.acknowledging];
+    const runningIds = [...this.running.keys()];
     // A read first: an UPDATE, even one that matches nothing, would cost a commit on every poll.
     const expired = await this.db
       .selectFrom('queue_jobs')
@@ -355,49 +340,11 @@ export class SqlQueue implements JobQueue {
     };
     try {
       await this.handler!(job);
+      await deleteJob.execute(this.db, this.options.dialect, { id: row.id });
     } catch (error) {
       await this.fail(job, error, row.backoff_ms ?? this.options.backoffMs).catch((failError) =>
         this.options.logger.error({ err: failError, jobId: job.id }, 'could not record a job failure'),
       );
-      return;
-    }
-    this.acknowledge(row.id);
-  }
-
-  /**
-   * A job done: its row is deleted with those of every job done in the same event-loop turn, in one statement, and
-   * its slot is free at once rather than after that delete's commit. What its handler wrote is already committed, so
-   * a crash before the delete commits only runs the job again once its lease runs out, as a crash between the two
-   * always could (steps are idempotent). Until then the row stays `active`, and its lease is renewed, so no claim
-   * takes it.
-   */
-  private acknowledge(id: string): void {
-    this.acknowledging.add(id);
-    if (this.acknowledgeScheduled) return;
-    this.acknowledgeScheduled = true;
-    setImmediate(() => this.deleteAcknowledged());
-  }
-
-  private deleteAcknowledged(): void {
-    this.acknowledgeScheduled = false;
-    if (this.acknowledging.size === 0) return;
-    const ids = [...this.acknowledging];
-    for (let start = 0; start < ids.length; start += DELETE_BATCH) {
-      const batch = ids.slice(start, start + DELETE_BATCH);
-      const deleted: Promise<void> = this.db
-        .deleteFrom('queue_jobs')
-        .where('id', 'in', batch)
-        .execute()
-        .then(
-          () => undefined,
-          // Left `active`: the rows return to the queue when their lease runs out, and the jobs run again.
-          (error) => this.options.logger.error({ err: error, jobs: batch.length }, 'could not delete finished jobs'),
-        )
-        .finally(() => {
-          for (const id of batch) this.acknowledging.delete(id);
-          this.acknowledgements.delete(deleted);
-        });
-      this.acknowledgements.add(deleted);
     }
   }
 
@@ -440,13 +387,13 @@ export class SqlQueue implements JobQueue {
   }
 
   private async renewLeases(): Promise<void> {
-    if ((this.running.size === 0 && this.acknowledging.size === 0) || this.closing) return;
+    if (this.running.size === 0 || this.closing) return;
     const now = this.options.clock.now();
     try {
       await this.db
         .updateTable('queue_jobs')
         .set({ locked_until: new Date(now + this.leaseMs).toISOString() })
-        .where('id', 'in', [...this.running.keys(), ...this.acknowledging])
+        .where('id', 'in', [...this.running.keys()])
         .where('state', '=', 'active')
         .execute();
     } catch (error) {
@@ -461,8 +408,7 @@ export class SqlQueue implements JobQueue {
 
 /** Rows per multi-row insert of enqueueMany (13 parameters each, well under either database's limit). */
 const ENQUEUE_BATCH = 200;
-/** Ids per delete of finished jobs (one parameter each). */
-const DELETE_BATCH = 500;
 
-// The statement run for every job, compiled once (see ReusableQuery).
+// The statements run for every job, compiled once (see ReusableQuery).
 const insertJob = new ReusableInsert('queue_jobs', (query) => query.onConflict((oc) => oc.column('dedupe_key').doNothing()).returningAll());
+const deleteJob = new ReusableQuery((db, p: { id: string }) => db.deleteFrom('queue_jobs').where('id', '=', p.id));

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentJobError, type QueuedJob } from '../../src/queue/ports.js';
@@ -145,42 +144,6 @@ describe('SqlQueue', () => {
     await until(async () => (await rows())[0]?.state === 'active');
     await queue.close();
     expect(finished).toBe(true);
-  });
-
-  it('deletes the rows of the jobs done in one event-loop turn with one statement (2026-11-26, session 17)', async () => {
-    const queue = makeQueue();
-    await queue.enqueueMany('batch', Array.from({ length: 20 }, (_, n) => ({ payload: { n } })));
-    // Every statement SQLite runs meanwhile, as better-sqlite3 sees it (as the bench's round-trip counter does).
-    const statements: string[] = [];
-    const statementPrototype = Object.getPrototypeOf(new BetterSqlite3(':memory:').prepare('select 1'));
-    const original = statementPrototype.run;
-    statementPrototype.run = function (this: { source: string }, ...args: unknown[]) {
-      statements.push(this.source);
-      return original.apply(this, args);
-    };
-    try {
-      let done = 0;
-      await queue.start(async () => void done++, { concurrency: 20 });
-      await until(async () => done === 20 && (await rows()).length === 0);
-    } finally {
-      statementPrototype.run = original;
-    }
-    // One per job before (20), each awaited before the job's slot was free.
-    expect(statements.filter((text) => /^delete from "queue_jobs"/.test(text)).length).toBeLessThanOrEqual(2);
-  });
-
-  it('close() deletes the rows of the jobs done just before it', async () => {
-    const queue = makeQueue();
-    let done = 0;
-    let allDone!: () => void;
-    const finished = new Promise<void>((resolve) => (allDone = resolve));
-    await queue.start(async () => {
-      if (++done === 5) allDone();
-    }, { concurrency: 5 });
-    await queue.enqueueMany('quick', Array.from({ length: 5 }, (_, n) => ({ payload: { n } })));
-    await finished;
-    await queue.close();
-    expect(await rows()).toEqual([]);
   });
 
   it('starts no job whose claim was still running when close began, and hands its rows back at once', async () => {
