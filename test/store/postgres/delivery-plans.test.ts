@@ -7,6 +7,7 @@ import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
+import { genericPlanOf, type PlanNode } from '../../helpers/pg-plans.js';
 
 /**
  * The generic plans of the by-key statements a scaled-out delivery runs (issue 24, BENCHMARKS.md session 14). They run
@@ -19,14 +20,6 @@ import { createTestSchema, servicesAvailable, type TestSchema } from '../../help
 const available = await servicesAvailable(['PostgreSQL']);
 const ENV = 'env-delivery-plans';
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 
 describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements', () => {
   let schema: TestSchema;
@@ -34,7 +27,6 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
   let db: Kysely<Database>;
   let store: SqlStore;
   let sent: CompiledQuery[] = [];
-  let prepared = 0;
 
   beforeAll(async () => {
     schema = await createTestSchema();
@@ -62,39 +54,23 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     return sent[0]!;
   }
 
-  /** The generic plan of a statement, as a connection that prepared it keeps it. */
-  async function genericPlanOf(query: CompiledQuery): Promise<PlanNode[]> {
-    const client = await pool.connect();
-    const name = `delivery_plan_${++prepared}`;
-    try {
-      await client.query('set plan_cache_mode = force_generic_plan');
-      await client.query(`prepare ${name} as ${query.sql}`);
-      const values = query.parameters.map((value) => (value === null ? 'null' : client.escapeLiteral(String(value))));
-      const { rows } = await client.query(`explain (format json) execute ${name}(${values.join(', ')})`);
-      return nodesOf((rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
-    } finally {
-      await client.query(`deallocate ${name}`).catch(() => undefined);
-      await client.query('reset plan_cache_mode');
-      client.release();
-    }
-  }
 
   const scans = (nodes: PlanNode[]) => nodes.filter((node) => node['Relation Name'] !== undefined && node['Node Type'] !== 'ModifyTable').map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
 
   it('reads the trigger and sets its state by the primary key', async () => {
     const read = await statementOf(() => store.triggers.get(ENV, 't2'));
-    expect(scans(await genericPlanOf(read))).toEqual(['Index Scan triggers_pkey']);
+    expect(scans(await genericPlanOf(pool, read))).toEqual(['Index Scan triggers_pkey']);
     // The held write's last part (its state) alone, as the trigger path compiles it.
     const update = store.triggers.setStateStatement(ENV, 't2', 'processed');
-    expect(scans(await genericPlanOf(update))).toEqual(['Index Scan triggers_pkey']);
+    expect(scans(await genericPlanOf(pool, update))).toEqual(['Index Scan triggers_pkey']);
     expect((await store.triggers.get(ENV, 't2'))?.state).toBe('accepted');
   });
 
   it('finds the owners of the candidate event ids by the primary key, one probe each, never by a scan', async () => {
     const pair = await statementOf(() => store.notifications.findOwners(ENV, ['n1', 'n3']));
-    expect(scans(await genericPlanOf(pair))).toEqual(['Index Scan notifications_pkey', 'Index Scan notifications_pkey']);
+    expect(scans(await genericPlanOf(pool, pair))).toEqual(['Index Scan notifications_pkey', 'Index Scan notifications_pkey']);
     const one = await statementOf(() => store.notifications.findOwners(ENV, ['n2']));
-    expect(scans(await genericPlanOf(one))).toEqual(['Index Scan notifications_pkey']);
+    expect(scans(await genericPlanOf(pool, one))).toEqual(['Index Scan notifications_pkey']);
     expect(await store.notifications.findOwners(ENV, ['n1', 'missing', 'n3'])).toEqual([
       { id: 'n1', subscriberId: 's1', transactionId: 'tx1' },
       { id: 'n3', subscriberId: 's3', transactionId: 'tx3' },
@@ -105,6 +81,6 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     const read = await statementOf(() => store.subscribers.findBySubscriberId(ENV, 'sub-2'));
     await sql`insert into subscribers (id, environment_id, organization_id, subscriber_id, data, channels, topics, created_at, updated_at)
       select 'g' || i, ${ENV}, 'org', 'grown-' || i, '{}', '[]', '[]', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 5000) as i`.execute(db);
-    expect(scans(await genericPlanOf(read))).toEqual(['Index Scan subscribers_subscriber_id_unique']);
+    expect(scans(await genericPlanOf(pool, read))).toEqual(['Index Scan subscribers_subscriber_id_unique']);
   });
 });

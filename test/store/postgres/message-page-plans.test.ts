@@ -10,6 +10,7 @@ import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
+import { genericPlanOf, type PlanNode } from '../../helpers/pg-plans.js';
 import { buildMessage, buildSubscriber, type Scope } from '../../helpers/factories.js';
 
 /**
@@ -21,14 +22,6 @@ import { buildMessage, buildSubscriber, type Scope } from '../../helpers/factori
  */
 const available = await servicesAvailable(['PostgreSQL']);
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 const scans = (nodes: PlanNode[]) => nodes.filter((node) => node['Relation Name'] !== undefined).map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
 
 describe.skipIf(!available)('PostgreSQL plans of the subscriber messages page', () => {
@@ -37,7 +30,6 @@ describe.skipIf(!available)('PostgreSQL plans of the subscriber messages page', 
   let db: Kysely<Database>;
   let store: SqlStore;
   let sent: CompiledQuery[] = [];
-  let prepared = 0;
   const scope: Scope = { environmentId: 'env-page-plans', organizationId: 'org' };
   const subscribers: Subscriber[] = [];
 
@@ -73,35 +65,19 @@ describe.skipIf(!available)('PostgreSQL plans of the subscriber messages page', 
     return sent[0]!;
   }
 
-  /** The generic plan of a statement, as a connection that prepared it keeps it. */
-  async function genericPlanOf(query: CompiledQuery): Promise<PlanNode[]> {
-    const client = await pool.connect();
-    const name = `page_plan_${++prepared}`;
-    try {
-      await client.query('set plan_cache_mode = force_generic_plan');
-      await client.query(`prepare ${name} as ${query.sql}`);
-      const values = query.parameters.map((value) => (value === null ? 'null' : typeof value === 'number' ? String(value) : client.escapeLiteral(String(value))));
-      const { rows } = await client.query(`explain (format json) execute ${name}(${values.join(', ')})`);
-      return nodesOf((rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
-    } finally {
-      await client.query(`deallocate ${name}`).catch(() => undefined);
-      await client.query('reset plan_cache_mode');
-      client.release();
-    }
-  }
 
   const expected = ['Index Scan message_counters_pk', 'Index Scan messages_env_subscriber_list', 'Index Scan subscribers_pkey'];
 
   it('runs prepared, and its generic plan reads by the indexes on tables of a few rows never analysed', async () => {
     const statement = await pageStatement('sub-1');
     expect(preparedName(statement.sql)).toBeDefined();
-    expect(scans(await genericPlanOf(statement)).sort()).toEqual(expected);
+    expect(scans(await genericPlanOf(pool, statement)).sort()).toEqual(expected);
   });
 
   it('keeps that plan once the tables have grown', async () => {
     await addSubscribers(200, 12);
     const statement = await pageStatement('sub-150');
-    expect(scans(await genericPlanOf(statement)).sort()).toEqual(expected);
+    expect(scans(await genericPlanOf(pool, statement)).sort()).toEqual(expected);
   }, 120_000);
 
   it('leaves a page with another filter unnamed, without its subscribers', async () => {

@@ -1,0 +1,35 @@
+import type pg from 'pg';
+import type { CompiledQuery } from 'kysely';
+
+/** A node of PostgreSQL's `explain (format json)` plan, as the plan tests read it. */
+export interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** A plan's nodes, the root first, depth first. */
+export const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+
+let prepared = 0;
+
+/**
+ * The generic plan of a statement, as a connection that prepared it keeps it (plan_cache_mode = force_generic_plan):
+ * the plan PostgreSQL may settle on after five runs, whatever the values.
+ */
+export async function genericPlanOf(pool: pg.Pool, query: CompiledQuery): Promise<PlanNode[]> {
+  const client = await pool.connect();
+  const name = `generic_plan_${++prepared}`;
+  try {
+    await client.query('set plan_cache_mode = force_generic_plan');
+    await client.query(`prepare ${name} as ${query.sql}`);
+    const values = query.parameters.map((value) => (value === null ? 'null' : typeof value === 'number' ? String(value) : client.escapeLiteral(String(value))));
+    const { rows } = await client.query(`explain (format json) execute ${name}(${values.join(', ')})`);
+    return nodesOf((rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
+  } finally {
+    await client.query(`deallocate ${name}`).catch(() => undefined);
+    await client.query('reset plan_cache_mode');
+    client.release();
+  }
+}
