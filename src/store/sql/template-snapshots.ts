@@ -62,21 +62,11 @@ export class TemplateSnapshots {
 
   /** The texts of `ids` (read from the database when not in memory); an id without a row is left out. */
   async load(db: Kysely<Database>, ids: Iterable<string>): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    const missing: string[] = [];
-    for (const id of new Set(ids)) {
-      const text = this.texts.get(id);
-      if (text !== undefined) found.set(id, text);
-      else missing.push(id);
-    }
+    const { found, missing } = this.inMemory(ids);
     for (const batch of chunks(missing, 100)) {
       const rows = await db.selectFrom('message_templates').select(['id', 'text']).where('id', 'in', batch).execute();
-      for (const row of rows) {
-        found.set(row.id, row.text);
-        this.remember(row.id, row.text);
-        // Read from a committed row (or this transaction's own, which commits with the message that references it).
-        if (!db.isTransaction) this.stored.add(row.id);
-      }
+      // Known to exist once read outside a transaction; inside one the row may be the transaction's own, not yet committed.
+      for (const row of rows) this.found(found, row, !db.isTransaction);
     }
     return found;
   }
@@ -86,6 +76,15 @@ export class TemplateSnapshots {
    * `read` in one statement per 100.
    */
   loadTogether(db: Kysely<Database>, ids: Iterable<string>, read: <T>(query: CompiledQuery<T>) => T[]): Map<string, string> {
+    const { found, missing } = this.inMemory(ids);
+    for (const batch of chunks(missing, 100)) {
+      for (const row of read(db.selectFrom('message_templates').select(['id', 'text']).where('id', 'in', batch).compile())) this.found(found, row, true);
+    }
+    return found;
+  }
+
+  /** The texts of `ids` held in memory, and the ids to read. */
+  private inMemory(ids: Iterable<string>): { found: Map<string, string>; missing: string[] } {
     const found = new Map<string, string>();
     const missing: string[] = [];
     for (const id of new Set(ids)) {
@@ -93,14 +92,14 @@ export class TemplateSnapshots {
       if (text !== undefined) found.set(id, text);
       else missing.push(id);
     }
-    for (const batch of chunks(missing, 100)) {
-      for (const row of read(db.selectFrom('message_templates').select(['id', 'text']).where('id', 'in', batch).compile())) {
-        found.set(row.id, row.text);
-        this.remember(row.id, row.text);
-        this.stored.add(row.id);
-      }
-    }
-    return found;
+    return { found, missing };
+  }
+
+  /** A row read: its text found and remembered; `committed`, its row known to exist from now on. */
+  private found(found: Map<string, string>, row: { id: string; text: string }, committed: boolean): void {
+    found.set(row.id, row.text);
+    this.remember(row.id, row.text);
+    if (committed) this.stored.add(row.id);
   }
 
   private remember(id: string, text: string): void {
