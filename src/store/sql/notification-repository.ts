@@ -940,23 +940,40 @@ left join lateral (
   offset 0
 ) kept on true`;
 
-const firstTextPageTexts = new Map<boolean, string>();
+const firstTextPageTexts = new Map<string, string>();
+/** Page sizes whose first page runs prepared (the first ones asked for): each is a statement per connection. */
+const FIRST_PAGE_PREPARED_SIZES = 8;
+let firstPagePreparedSizes = 0;
 
-/** PostgreSQL: the first page of time bounds only (listPage's deferred join) with kept texts. */
-function firstTextPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<unknown> {
+/**
+ * PostgreSQL: the first page of time bounds only (listPage's deferred join) with kept texts. At offset 0 (the
+ * activity feed's first view, the page asked for most) it runs prepared, without an OFFSET and with its LIMIT written
+ * in: unnamed, PostgreSQL parsed and planned its CTE and the print's sub-selects on every request. A LIMIT parameter
+ * would not do: PostgreSQL's generic plan then assumes a tenth of the rows is read, and once the table has statistics
+ * it scanned and sorted every event of the environment (test/store/postgres/first-event-page-prepared.test.ts); with
+ * the page size written in, its generic plan walks notifications_env_created backwards from `before`. Another offset
+ * (seekFromOffset set above 1), or a page size past the first few asked for, stays unnamed.
+ */
+export function firstTextPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<unknown> {
   const withAfter = p.after !== undefined;
-  let text = firstTextPageTexts.get(withAfter);
+  const first = p.offset === 0 && Number.isSafeInteger(p.limit);
+  const shape = first ? `${withAfter} ${p.limit}` : `${withAfter}`;
+  let text = firstTextPageTexts.get(shape);
   if (text === undefined) {
     text = `with page as (
   select id from notifications
-  where environment_id = $1 and created_at < $2 ${withAfter ? 'and created_at > $5' : ''}
-  order by created_at desc, id desc limit $3 offset $4
+  where environment_id = $1 and created_at < $2 ${withAfter ? `and created_at > $${first ? 3 : 5}` : ''}
+  order by created_at desc, id desc limit ${first ? String(p.limit) : '$3 offset $4'}
 )
 ${PAGE_ROWS_WITH_KEPT_TEXTS}
 order by notifications.created_at desc, notifications.id desc`;
-    firstTextPageTexts.set(withAfter, text);
+    if (first && firstPagePreparedSizes < FIRST_PAGE_PREPARED_SIZES * 2) {
+      firstPagePreparedSizes++;
+      markPrepared(text, { list: true });
+    }
+    firstTextPageTexts.set(shape, text);
   }
-  const values: unknown[] = [p.environmentId, p.before, p.limit, p.offset];
+  const values: unknown[] = first ? [p.environmentId, p.before] : [p.environmentId, p.before, p.limit, p.offset];
   if (withAfter) values.push(p.after);
   return CompiledQuery.raw(text, values);
 }
