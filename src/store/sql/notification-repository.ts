@@ -666,9 +666,9 @@ export function seekPage(
 const seekTexts = new Map<string, { text: string; names: string[] }>();
 // `low`: the second that holds the page's last row (its running count reaches offset + limit), a lower bound of the
 // page; found as the one second where the running count passes that bound (no ORDER BY over `walk`, which would read
-// every second up to SEEK_MAX_SECONDS). Without it, on tables never analysed (autovacuum off), PostgreSQL read every event below `upper` by a bitmap
-// scan and sorted them (15-30 ms a page at 15,000 events, EXPLAIN ANALYZE) instead of walking the index backwards
-// (1-6 ms); bounded, either plan reads about the seconds of the page.
+// every second up to SEEK_MAX_SECONDS). Without it, on tables never analysed (autovacuum off), PostgreSQL read every
+// event below `upper` by a bitmap scan and sorted them (15-30 ms a page at 15,000 events, EXPLAIN ANALYZE) instead of
+// walking the index backwards (1-6 ms); bounded, either plan reads about the seconds of the page.
 
 /** seekPage's PostgreSQL text for this shape, each named value numbered once ($1, reused), and the names in order. */
 function seekPageText(withAfter: boolean, withTexts: boolean): { text: string; names: string[] } {
