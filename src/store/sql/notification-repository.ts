@@ -503,12 +503,17 @@ export const notificationsByIds = new ReusableQuery((db, p: Record<string, strin
 export const SEEK_FROM_OFFSET = 1;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
- * skipping 8 index entries (8 shard rows), so only sparse seconds are walked. Kept
- * small: PostgreSQL without statistics on notification_buckets (autovacuum off or not yet run) estimates a few dozen
- * rows for an environment, and against a larger LIMIT it read and sorted all of them (a bitmap scan) instead of
- * reading the newest seconds in index order (test/store/postgres/list-query-plans.test.ts).
+ * skipping 8 index entries (8 shard rows), so a cap only matters where seconds hold fewer events than that. It was 16
+ * until session 18: the events of bench:http are written as their triggers are processed (~300 a second scaled out),
+ * so 16 seconds held ~5,000 events and every deeper page walked the rest of its offset in the index, a heap visit per
+ * entry (10,266 entries for offset 15,000 of 31,000: 12.5 ms of 13.2, EXPLAIN ANALYZE). The seconds are read lazily,
+ * newest first, and no more than the page needs (`low`), so a high cap costs only the pages that need it. The LIMIT
+ * is a sub-select: written as a value, PostgreSQL without statistics on notification_buckets (autovacuum off or not
+ * yet run) estimates a few dozen rows for an environment, and against a LIMIT above that it read and sorted all of
+ * them (a bitmap scan) instead of reading the newest seconds in index order (test/store/postgres/list-query-plans.test.ts);
+ * a sub-select's LIMIT is planned as a fraction of the rows, as a prepared statement's generic plan does.
  */
-const SEEK_MAX_SECONDS = 16;
+const SEEK_MAX_SECONDS = 1024;
 /** A second of created_at: the bucket of notification_buckets (migration 0026) is this prefix of it. */
 const BUCKET_LENGTH = 19;
 /** Appended to a bucket, an upper bound above every created_at of that second (ISO 8601 text is ASCII). */
@@ -660,9 +665,10 @@ export function seekPage(
 
 const seekTexts = new Map<string, { text: string; names: string[] }>();
 // `low`: the second that holds the page's last row (its running count reaches offset + limit), a lower bound of the
-// page. Without it, on tables never analysed (autovacuum off), PostgreSQL read every event below `upper` by a bitmap
-// scan and sorted them (15-30 ms a page at 15,000 events, EXPLAIN ANALYZE) instead of walking the index backwards
-// (1-6 ms); bounded, either plan reads about the seconds of the page.
+// page; found as the one second where the running count passes that bound (no ORDER BY over `walk`, which would read
+// every second up to SEEK_MAX_SECONDS). Without it, on tables never analysed (autovacuum off), PostgreSQL read every
+// event below `upper` by a bitmap scan and sorted them (15-30 ms a page at 15,000 events, EXPLAIN ANALYZE) instead of
+// walking the index backwards (1-6 ms); bounded, either plan reads about the seconds of the page.
 
 /** seekPage's PostgreSQL text for this shape, each named value numbered once ($1, reused), and the names in order. */
 function seekPageText(withAfter: boolean, withTexts: boolean): { text: string; names: string[] } {
@@ -682,7 +688,7 @@ function seekPageText(withAfter: boolean, withTexts: boolean): { text: string; n
 seconds as (
   select bucket, sum(n) as n from notification_buckets
   where environment_id = :env and bucket < :top ${withAfter ? 'and bucket >= :floor' : ''}
-  group by bucket order by bucket desc limit :steps
+  group by bucket order by bucket desc limit (select cast(:steps as bigint))
 ),
 walk as (
   select bucket, n, lag(bucket, 1, cast(:top as text)) over (order by bucket desc) as upper,
@@ -703,7 +709,7 @@ seek as (
 ),
 low as (
   select case when (select n from top) >= :offset + :limit then cast(:top as text)
-    else (select bucket from walk where through >= :offset + :limit order by bucket desc limit 1) end as bucket
+    else (select bucket from walk where through >= :offset + :limit and through - n < :offset + :limit limit 1) end as bucket
 ),
 page as (
   select id from notifications
@@ -940,23 +946,40 @@ left join lateral (
   offset 0
 ) kept on true`;
 
-const firstTextPageTexts = new Map<boolean, string>();
+const firstTextPageTexts = new Map<string, string>();
+/** Page sizes whose first page runs prepared (the first ones asked for): each is a statement per connection. */
+const FIRST_PAGE_PREPARED_SIZES = 8;
+let firstPagePreparedSizes = 0;
 
-/** PostgreSQL: the first page of time bounds only (listPage's deferred join) with kept texts. */
-function firstTextPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<unknown> {
+/**
+ * PostgreSQL: the first page of time bounds only (listPage's deferred join) with kept texts. At offset 0 (the
+ * activity feed's first view, the page asked for most) it runs prepared, without an OFFSET and with its LIMIT written
+ * in: unnamed, PostgreSQL parsed and planned its CTE and the print's sub-selects on every request. A LIMIT parameter
+ * would not do: PostgreSQL's generic plan then assumes a tenth of the rows is read, and once the table has statistics
+ * it scanned and sorted every event of the environment (test/store/postgres/first-event-page-prepared.test.ts); with
+ * the page size written in, its generic plan walks notifications_env_created backwards from `before`. Another offset
+ * (seekFromOffset set above 1), or a page size past the first few asked for, stays unnamed.
+ */
+export function firstTextPage(p: { environmentId: string; after?: string; before: string; limit: number; offset: number }): CompiledQuery<unknown> {
   const withAfter = p.after !== undefined;
-  let text = firstTextPageTexts.get(withAfter);
+  const first = p.offset === 0 && Number.isSafeInteger(p.limit);
+  const shape = first ? `${withAfter} ${p.limit}` : `${withAfter}`;
+  let text = firstTextPageTexts.get(shape);
   if (text === undefined) {
     text = `with page as (
   select id from notifications
-  where environment_id = $1 and created_at < $2 ${withAfter ? 'and created_at > $5' : ''}
-  order by created_at desc, id desc limit $3 offset $4
+  where environment_id = $1 and created_at < $2 ${withAfter ? `and created_at > $${first ? 3 : 5}` : ''}
+  order by created_at desc, id desc limit ${first ? String(p.limit) : '$3 offset $4'}
 )
 ${PAGE_ROWS_WITH_KEPT_TEXTS}
 order by notifications.created_at desc, notifications.id desc`;
-    firstTextPageTexts.set(withAfter, text);
+    if (first && firstPagePreparedSizes < FIRST_PAGE_PREPARED_SIZES * 2) {
+      firstPagePreparedSizes++;
+      markPrepared(text, { list: true });
+    }
+    firstTextPageTexts.set(shape, text);
   }
-  const values: unknown[] = [p.environmentId, p.before, p.limit, p.offset];
+  const values: unknown[] = first ? [p.environmentId, p.before] : [p.environmentId, p.before, p.limit, p.offset];
   if (withAfter) values.push(p.after);
   return CompiledQuery.raw(text, values);
 }

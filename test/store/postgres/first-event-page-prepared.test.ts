@@ -1,0 +1,103 @@
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../../src/store/postgres/connection.js';
+import { preparedName } from '../../../src/store/postgres/prepared-statements.js';
+import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { PRINT_SQL, firstTextPage } from '../../../src/store/sql/notification-repository.js';
+import type { Database } from '../../../src/store/sql/schema.js';
+import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
+import { nodesOf, type PlanNode } from '../../helpers/pg-plans.js';
+
+type Node = PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number };
+
+/**
+ * The events list's first page (offset 0, firstTextPage) runs prepared on PostgreSQL, and PostgreSQL settles on a
+ * generic plan after five runs. Made while the tables held 30 events (no statistics: autovacuum off, as on the bench
+ * machine), that plan must still read the page's rows only once they hold 15,000 events with a job, three details and
+ * a kept text each: `notifications` walked backwards by notifications_env_created from `before` (or read by its
+ * primary key), no sort of the environment's events, no table read whole. Also after `vacuum analyze`.
+ */
+describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events list first page, prepared, on tables grown after its plan', () => {
+  let schema: TestSchema;
+  let db: Kysely<Database>;
+  const env = 'env-first-page';
+  const ROWS = 15_000;
+
+  async function grow(from: number, to: number): Promise<void> {
+    const range = sql`generate_series(${sql.lit(from)}, ${sql.lit(to)}) i`;
+    await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
+      select lpad(to_hex(i), 24, '0'), ${env}, 'org', 's', 'sub', 't' || i, '{}',
+        to_char(timestamp '2026-11-26 10:00:00' + i * interval '0.7 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '2026-11-26T10:00:00.000Z'
+      from ${range}`.execute(db);
+    await sql`insert into jobs (id, environment_id, organization_id, notification_id, subscriber_id, transaction_id, template_id, step_index, type, status, provider_id, document, created_at, updated_at)
+      select 'j' || lpad(to_hex(i), 24, '0'), ${env}, 'org', lpad(to_hex(i), 24, '0'), 's', 't' || i, null, 0, 'in_app', 'completed', 'p', '{}',
+        '2026-11-26T10:00:00.000Z', '2026-11-26T10:00:00.000Z'
+      from ${range}`.execute(db);
+    await sql`insert into execution_details (id, environment_id, job_id, notification_id, status, detail, is_retry, is_test, provider_id, raw, source, created_at)
+      select 'd' || k || lpad(to_hex(i), 24, '0'), ${env}, 'j' || lpad(to_hex(i), 24, '0'), lpad(to_hex(i), 24, '0'), 'Success', 'x', 0, 0, null, null,
+        'Internal', '2026-11-26T10:00:00.000Z'
+      from ${range}, generate_series(1, 3) k`.execute(db);
+    await sql`insert into notification_texts (notification_id, environment_id, text, print)
+      select notifications.id, notifications.environment_id, '{"kept":' || notifications.transaction_id || '}', ${sql.raw(PRINT_SQL)}
+      from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
+  }
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    // One connection: the statements prepared on it and the EXPLAIN EXECUTE below share it.
+    db = openPostgres(schema.url, 1);
+    await migrateToLatest(db, 'postgres');
+    await grow(1, 30);
+  }, 60_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await schema?.drop();
+  });
+
+  it('its generic plans (with and without `after`) made at 30 events read the page\'s rows only at 15,000, and after analyze', async () => {
+    const page = (before: string, withAfter: boolean) =>
+      firstTextPage({ environmentId: env, before, limit: 11, offset: 0, ...(withAfter ? { after: '2026-01-01T00:00:00.000Z' } : {}) });
+    const plansOf = async (name: string) =>
+      Number((await sql<{ generic_plans: string }>`select generic_plans from pg_prepared_statements where name = ${name}`.execute(db)).rows[0]?.generic_plans ?? 0);
+    const generic = new Map<boolean, number>();
+    for (const withAfter of [false, true]) {
+      const name = preparedName(page('2030-01-01T00:00:00.000Z', withAfter).sql);
+      expect(name, `after ${withAfter}`).toBeDefined();
+      // A request's `before` is the time it was asked at.
+      for (let run = 0; run < 8; run++) await db.executeQuery(page(`2029-01-01T00:00:0${run}.000Z`, withAfter));
+      generic.set(withAfter, await plansOf(name!));
+      expect(generic.get(withAfter)).toBeGreaterThan(0);
+    }
+    // An offset other than 0 (seekFromOffset set above 1) runs unnamed.
+    expect(preparedName(firstTextPage({ environmentId: env, before: '2030-01-01T00:00:00.000Z', limit: 11, offset: 10 }).sql)).toBeUndefined();
+
+    await grow(31, ROWS);
+    await sql`set plan_cache_mode = force_generic_plan`.execute(db);
+    for (const state of ['grown', 'analyzed'] as const) {
+      // This schema's tables only: a bare `vacuum analyze` gives statistics to every schema of the database, those of the
+      // plan tests running beside this file too (their plans made at 30 events then read every event).
+      if (state === 'analyzed') await sql`vacuum analyze notifications, jobs, execution_details, notification_texts, notification_buckets`.execute(db);
+      for (const withAfter of [false, true]) {
+        const query = page('2030-01-01T00:00:00.000Z', withAfter);
+        const name = preparedName(query.sql)!;
+        const values = (query.parameters as unknown[]).map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`));
+        const { rows } = await sql.raw(`explain (analyze, format json) execute ${name}(${values.join(', ')})`).execute(db);
+        const nodes = nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan) as Node[];
+        const label = `${state}, after ${withAfter}: ${JSON.stringify(nodes.map((n) => [n['Node Type'], n['Relation Name'] ?? n['Index Name'] ?? '', n['Actual Rows']]))}`;
+        expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']), label).toEqual([]);
+        const events = nodes.filter((node) => node['Relation Name'] === 'notifications');
+        expect(events.length).toBeGreaterThan(0);
+        for (const node of events) expect(node['Index Name'] ?? node['Node Type'], label).toMatch(/^notifications_(env_created|pkey)$/);
+        // The page's rows only (a bitmap scan and sort of the environment's events would read all 15,000).
+        for (const node of events) expect(node['Actual Rows']! * (node['Actual Loops'] ?? 1), label).toBeLessThanOrEqual(11);
+        const found = (await db.executeQuery(query)).rows as Array<{ id: string; kept_text: string | null }>;
+        const want = Array.from({ length: 11 }, (_, i) => (ROWS - i).toString(16).padStart(24, '0'));
+        expect(found.map((row) => row.id)).toEqual(want);
+        expect(found.map((row) => row.kept_text)).toEqual(want.map((id) => `{"kept":t${parseInt(id, 16)}}`));
+        // Run by its generic plan.
+        expect(await plansOf(name)).toBeGreaterThan(generic.get(withAfter)!);
+        generic.set(withAfter, await plansOf(name));
+      }
+    }
+  }, 120_000);
+});
