@@ -32,7 +32,7 @@ function cpuMs(pid: number): number {
 await buildServer({ ifStale: true, quiet: true });
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-profile-'));
 const herald = await startHerald(
-  { HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET, LOG_LEVEL: 'warn' },
+  { HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: SECRET, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   profileDir ? [`--cpu-prof-dir=${profileDir}`, HERALD_BIN, 'start'] : ['start'],
   profileDir ? { bin: '--cpu-prof' } : {},
 );

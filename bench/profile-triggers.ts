@@ -10,7 +10,8 @@ const seconds = Number(process.argv[2] ?? 5);
 const profileDir = process.argv[3];
 const cpuMs = (pid: number) => cpuMsOf(pid)!;
 
-const herald = await startBenchHerald({ profileDir });
+// LOG_LEVEL=info writes the request line per trigger, as `npm start` and bench:http do (default here: warn, none).
+const herald = await startBenchHerald({ profileDir, env: process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {} });
 try {
   await createInAppWorkflow(herald.url, SECRET, 'bench-http', { name: 'bench http' });
   const pid = herald.child.pid!;

@@ -70,6 +70,9 @@ describe('request logs', () => {
     for (const entry of requestLines) {
       expect(entry).toMatchObject({ level: 30, method: expect.any(String), url: expect.any(String), statusCode: expect.any(Number) });
       expect(entry.url).not.toContain('?');
+      // The line's keys and their order (what log readers parse; session 16 and 18 tried writing it another way).
+      expect(Object.keys(entry)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'ms', 'msg']);
+      expect(entry.reqId).toMatch(/^req-/);
     }
     const text = written.join('\n');
     for (const secret of [server.devKey, server.devSession, credential, 'query-secret-1', 'wrong-key-5d1c', 'dXNlcjpzZWNyZXQ=', 'ApiKey ', 'Bearer ']) {
