@@ -152,6 +152,8 @@ async function main(): Promise<void> {
     HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
     HERALD_RATE_LIMIT: 'false',
     HERALD_QUEUE_POLL_MS: '50',
+    // --wal-pages counts the pages left in the WAL: the background checkpoints (session 16) would copy them out first.
+    ...(walPages ? { HERALD_SQLITE_CHECKPOINT_MS: '0' } : {}),
     // Tuning knobs taken from the environment, so their effect can be measured.
     ...Object.fromEntries(
       ['HERALD_WORKER_CONCURRENCY', 'HERALD_DATABASE_POOL_SIZE'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),

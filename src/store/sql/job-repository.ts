@@ -30,7 +30,7 @@ export class SqlJobRepository implements JobRepository {
   async get(environmentId: string, id: string): Promise<StoredJob | undefined> {
     const [row] = (await jobById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     if (!row) return undefined;
-    const details = (await detailsOfJob.execute(this.db, this.options.dialect, { jobId: id })).rows;
+    const details = (await detailsOfJob.execute(this.db, this.options.dialect, { notificationId: row.notification_id, jobId: id })).rows;
     return toStoredJob(row, details.map(toExecutionDetail));
   }
 
@@ -175,8 +175,9 @@ const insertDetails = new ReusableInsert('execution_details');
 const jobById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
   db.selectFrom('jobs').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
 );
-const detailsOfJob = new ReusableQuery((db, p: { jobId: string }) =>
-  db.selectFrom('execution_details').selectAll().where('job_id', '=', p.jobId).orderBy('created_at').orderBy('id'),
+/** By execution_details_notification (an event has a few details), the job checked on the rows (no index by job: 0034). */
+const detailsOfJob = new ReusableQuery((db, p: { notificationId: string; jobId: string }) =>
+  db.selectFrom('execution_details').selectAll().where('notification_id', '=', p.notificationId).where('job_id', '=', p.jobId).orderBy('created_at').orderBy('id'),
 );
 const updateJobFromOtherStatus = new ReusableQuery(
   (

@@ -62,11 +62,11 @@ for (const implementation of implementations) {
 
     beforeAll(async () => {
       database = await implementation.open({ migrate: false });
-      // A database of the previous release: every migration but 0031, the last.
-      const previous = { getMigrations: async () => Object.fromEntries(Object.entries(await migrationProvider.getMigrations()).filter(([name]) => !name.startsWith('0031'))) };
+      // A database of the previous release: every migration before 0031 (the later ones come with it).
+      const previous = { getMigrations: async () => Object.fromEntries(Object.entries(await migrationProvider.getMigrations()).filter(([name]) => name < '0031')) };
       const { error } = await new Migrator({ db: database.db, provider: previous, migrationTableSchema: await migrationTableSchema() }).migrateToLatest();
       if (error) throw error;
-      expect(await migrateToLatest(database.db, database.dialect)).toEqual(['0031_message_templates']);
+      expect((await migrateToLatest(database.db, database.dialect))[0]).toBe('0031_message_templates');
       store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });
       scope = await createScope(store);
       ada = await insertSubscriber(store, scope, { subscriberId: 'ada', firstName: 'Ada' });

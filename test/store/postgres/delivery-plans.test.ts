@@ -77,6 +77,21 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     ]);
   });
 
+  // Migration 0034 dropped execution_details_job: a job's details (jobs.get, run for every later step) are read
+  // through the job's event, by execution_details_notification, never by a scan of the details.
+  it("reads a job's details through its event's index", async () => {
+    await sql`insert into jobs (id, environment_id, organization_id, notification_id, subscriber_id, transaction_id, step_index, type, status, provider_id, document, created_at, updated_at)
+      select 'j' || i, ${ENV}, 'org', 'n' || i, 's' || i, 'tx' || i, 0, 'in_app', 'completed', 'novu', '{}', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 3) as i`.execute(db);
+    await sql`insert into execution_details (id, environment_id, job_id, notification_id, status, detail, source, created_at)
+      select 'd' || i, ${ENV}, 'j' || ((i % 3) + 1), 'n' || ((i % 3) + 1), 'Success', 'Message sent', 'Internal', '2026-11-26T00:00:00.000Z' from generate_series(1, 9) as i`.execute(db);
+    sent = [];
+    const job = await store.jobs.get(ENV, 'j2');
+    expect(job?.executionDetails.map((detail) => detail._id).sort()).toEqual(['d1', 'd4', 'd7']);
+    const details = sent.find((query) => /from "execution_details"/.test(query.sql));
+    expect(details, sent.map((query) => query.sql).join('\n')).toBeDefined();
+    expect(scans(await genericPlanOf(pool, details!))).toEqual(['Index Scan execution_details_notification']);
+  });
+
   it('reads a subscriber by subscriberId through its unique index once the table has grown (a plan made again, see preparedGeneration)', async () => {
     const read = await statementOf(() => store.subscribers.findBySubscriberId(ENV, 'sub-2'));
     await sql`insert into subscribers (id, environment_id, organization_id, subscriber_id, data, channels, topics, created_at, updated_at)

@@ -126,6 +126,22 @@ describe('SQLite query plans of point lookups', () => {
     expect(plan).not.toMatch(/notifications_env/);
   });
 
+  // Migration 0034 dropped execution_details_job (an index entry per detail written, three per in-app delivery): a
+  // job's details are read through its event, and must not scan the table. The job's own details only, in order.
+  it("jobs.get reads the job's details through its event's index, and only that job's", async () => {
+    const subscriber = await insertSubscriber(store, { environmentId: 'env-job-get', organizationId: 'org' });
+    const event = await insertNotificationEvent(store, subscriber);
+    const [, email] = event.jobs;
+    sent.length = 0;
+    const job = await store.jobs.get('env-job-get', email!._id);
+    expect(job?.executionDetails.map((detail) => detail._id)).toEqual(email!.executionDetails.map((detail) => detail._id));
+    const details = sent.find((query) => /from "execution_details"/.test(query.sql));
+    expect(details, sent.map((query) => query.sql).join('\n')).toBeDefined();
+    const plan = planOfQuery(details!);
+    expect(plan).toContain('execution_details_notification');
+    expect(plan).not.toMatch(/^SCAN/m);
+  });
+
   it('retention deletes a batch of expired events by the primary key', async () => {
     const subscriber = await insertSubscriber(store, { environmentId: 'env-retention', organizationId: 'org' });
     for (let i = 0; i < 12; i++) await insertNotificationEvent(store, subscriber, { createdAt: `2020-01-01T00:00:${String(i).padStart(2, '0')}.000Z` });
