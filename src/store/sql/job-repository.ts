@@ -175,7 +175,7 @@ const insertDetails = new ReusableInsert('execution_details');
 const jobById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>
   db.selectFrom('jobs').selectAll().where('environment_id', '=', p.environmentId).where('id', '=', p.id),
 );
-/** By execution_details_notification (an event has a few details), the job checked on the rows (no index by job: 0034). */
+/** By execution_details_notification (an event has a few details), the job checked on the rows (no index by job: 0032). */
 const detailsOfJob = new ReusableQuery((db, p: { notificationId: string; jobId: string }) =>
   db.selectFrom('execution_details').selectAll().where('notification_id', '=', p.notificationId).where('job_id', '=', p.jobId).orderBy('created_at').orderBy('id'),
 );

@@ -901,7 +901,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('messages_notification').ifExists().execute();
     },
   },
-  '0034_execution_details_by_event': {
+  '0032_execution_details_by_event': {
     // Embedded deliveries (issue 24, session 18): every in-app delivery writes three execution details, and each wrote
     // an entry of execution_details_job. Its one reader, a job's details (jobs.get), now finds them through the job's
     // event (execution_details_notification, a few rows per event) with the job checked on the rows; every other read

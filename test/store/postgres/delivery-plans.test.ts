@@ -104,7 +104,7 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     ]);
   });
 
-  // Migration 0034 dropped execution_details_job: a job's details (jobs.get, run for every later step) are read
+  // Migration 0032 dropped execution_details_job: a job's details (jobs.get, run for every later step) are read
   // through the job's event, by execution_details_notification, never by a scan of the details.
   it("reads a job's details through its event's index", async () => {
     await sql`insert into jobs (id, environment_id, organization_id, notification_id, subscriber_id, transaction_id, step_index, type, status, provider_id, document, created_at, updated_at)

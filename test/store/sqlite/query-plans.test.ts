@@ -126,7 +126,7 @@ describe('SQLite query plans of point lookups', () => {
     expect(plan).not.toMatch(/notifications_env/);
   });
 
-  // Migration 0034 dropped execution_details_job (an index entry per detail written, three per in-app delivery): a
+  // Migration 0032 dropped execution_details_job (an index entry per detail written, three per in-app delivery): a
   // job's details are read through its event, and must not scan the table. The job's own details only, in order.
   it("jobs.get reads the job's details through its event's index, and only that job's", async () => {
     const subscriber = await insertSubscriber(store, { environmentId: 'env-job-get', organizationId: 'org' });
