@@ -48,17 +48,10 @@ function formerEventId(trigger: Pick<TriggerRecord, '_id' | 'createdAt'>, subscr
   return seconds + createHash('sha256').update(`${trigger._id}:${subscriberInternalId}`).digest('hex').slice(0, 16);
 }
 
-// Both ways a trigger is processed: its first step queued, and (the worker's) its first step run with the event's write
-// (Store.batch), where PostgreSQL writes the event without looking its id up first and looks it up only when that write
-// fails on a taken id (session 18).
-describe.each([
-  { way: 'first step queued', counterStart: 0x000100, runFirstStep: undefined },
-  { way: 'first step run with the write', counterStart: 0x000500, runFirstStep: async () => false },
-])('processTrigger: where an event is placed ($way)', ({ counterStart, runFirstStep }) => {
+describe('processTrigger: where an event is placed', () => {
   let server: TestServer;
   let scope: Scope;
-  let counter = counterStart;
-  const process = (trigger: TriggerRecord) => processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
+  let counter = 0x000100;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -88,7 +81,7 @@ describe.each([
 
   async function processAgain(trigger: TriggerRecord): Promise<void> {
     await server.deps.store.triggers.setState(trigger.environmentId, trigger._id, 'accepted');
-    await process(trigger);
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
   }
 
   it('moves on to the next probe when another subscriber holds the id, and a rerun finds the event it made', async () => {
@@ -97,7 +90,7 @@ describe.each([
     const trigger = await acceptedTrigger(alice.subscriberId, 'placement-probe');
     await insertNotificationEvent(server.deps.store, bob, { _id: eventIdFor(trigger, alice._id), transactionId: 'placement-other' });
 
-    await process(trigger);
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
     const events = await eventsOf(server, 'placement-probe');
     expect(events.map((event) => [event._id, event._subscriberId])).toEqual([[eventIdFor(trigger, alice._id, 1), alice._id]]);
 
@@ -111,20 +104,8 @@ describe.each([
     const trigger = await acceptedTrigger(carol.subscriberId, 'placement-former');
     await insertNotificationEvent(server.deps.store, carol, { _id: formerEventId(trigger, carol._id), transactionId: 'placement-former' });
 
-    await process(trigger);
+    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
     expect((await eventsOf(server, 'placement-former')).map((event) => event._id)).toEqual([formerEventId(trigger, carol._id)]);
-  });
-
-  it('makes one event on a rerun after its event was written, and a new one otherwise', async () => {
-    const dave = await insertSubscriber(server.deps.store, scope);
-    const trigger = await acceptedTrigger(dave.subscriberId, 'placement-rerun');
-    await process(trigger);
-    expect((await eventsOf(server, 'placement-rerun')).map((event) => event._id)).toEqual([eventIdFor(trigger, dave._id)]);
-    await processAgain(trigger);
-    await processAgain(trigger);
-    const events = await eventsOf(server, 'placement-rerun');
-    expect(events.map((event) => event._id)).toEqual([eventIdFor(trigger, dave._id)]);
-    expect(events[0]!.jobs).toHaveLength(1);
   });
 });
 
