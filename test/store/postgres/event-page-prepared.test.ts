@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../../src/store/postgres/connection.js';
 import { preparedName } from '../../../src/store/postgres/prepared-statements.js';
 import { migrateToLatest } from '../../../src/store/sql/migrate.js';
-import { PRINT_SQL, seekPage } from '../../../src/store/sql/notification-repository.js';
+import { seekPage } from '../../../src/store/sql/notification-repository.js';
 import type { Database } from '../../../src/store/sql/schema.js';
+import { growEvents } from '../../helpers/grow-events.js';
 import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
 
 interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] }
@@ -24,24 +25,7 @@ describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events p
   const env = 'env-prepared-seek';
   const ROWS = 15_000;
 
-  async function grow(from: number, to: number): Promise<void> {
-    const range = sql`generate_series(${sql.lit(from)}, ${sql.lit(to)}) i`;
-    await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
-      select lpad(to_hex(i), 24, '0'), ${env}, 'org', 's', 'sub', 't' || i, '{}',
-        to_char(timestamp '2026-11-26 10:00:00' + i * interval '0.7 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '2026-11-26T10:00:00.000Z'
-      from ${range}`.execute(db);
-    await sql`insert into jobs (id, environment_id, organization_id, notification_id, subscriber_id, transaction_id, template_id, step_index, type, status, provider_id, document, created_at, updated_at)
-      select 'j' || lpad(to_hex(i), 24, '0'), ${env}, 'org', lpad(to_hex(i), 24, '0'), 's', 't' || i, null, 0, 'in_app', 'completed', 'p', '{}',
-        '2026-11-26T10:00:00.000Z', '2026-11-26T10:00:00.000Z'
-      from ${range}`.execute(db);
-    await sql`insert into execution_details (id, environment_id, job_id, notification_id, status, detail, is_retry, is_test, provider_id, raw, source, created_at)
-      select 'd' || k || lpad(to_hex(i), 24, '0'), ${env}, 'j' || lpad(to_hex(i), 24, '0'), lpad(to_hex(i), 24, '0'), 'Success', 'x', 0, 0, null, null,
-        'Internal', '2026-11-26T10:00:00.000Z'
-      from ${range}, generate_series(1, 3) k`.execute(db);
-    await sql`insert into notification_texts (notification_id, environment_id, text, print)
-      select notifications.id, notifications.environment_id, '{"kept":' || notifications.transaction_id || '}', ${sql.raw(PRINT_SQL)}
-      from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
-  }
+  const grow = (from: number, to: number) => growEvents(db, env, from, to);
 
   beforeAll(async () => {
     schema = await createTestSchema();

@@ -1,0 +1,27 @@
+import { sql, type Kysely } from 'kysely';
+import { PRINT_SQL } from '../../src/store/sql/notification-repository.js';
+import type { Database } from '../../src/store/sql/schema.js';
+
+/**
+ * Adds events `from`..`to` of one environment to a PostgreSQL schema in SQL, each with a job, three execution details
+ * and a kept text, 0.7 ms apart from 2026-11-26 10:00: the data the prepared events-page plan tests grow their tables
+ * with after the plan was made.
+ */
+export async function growEvents(db: Kysely<Database>, env: string, from: number, to: number): Promise<void> {
+  const range = sql`generate_series(${sql.lit(from)}, ${sql.lit(to)}) i`;
+  await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
+    select lpad(to_hex(i), 24, '0'), ${env}, 'org', 's', 'sub', 't' || i, '{}',
+      to_char(timestamp '2026-11-26 10:00:00' + i * interval '0.7 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '2026-11-26T10:00:00.000Z'
+    from ${range}`.execute(db);
+  await sql`insert into jobs (id, environment_id, organization_id, notification_id, subscriber_id, transaction_id, template_id, step_index, type, status, provider_id, document, created_at, updated_at)
+    select 'j' || lpad(to_hex(i), 24, '0'), ${env}, 'org', lpad(to_hex(i), 24, '0'), 's', 't' || i, null, 0, 'in_app', 'completed', 'p', '{}',
+      '2026-11-26T10:00:00.000Z', '2026-11-26T10:00:00.000Z'
+    from ${range}`.execute(db);
+  await sql`insert into execution_details (id, environment_id, job_id, notification_id, status, detail, is_retry, is_test, provider_id, raw, source, created_at)
+    select 'd' || k || lpad(to_hex(i), 24, '0'), ${env}, 'j' || lpad(to_hex(i), 24, '0'), lpad(to_hex(i), 24, '0'), 'Success', 'x', 0, 0, null, null,
+      'Internal', '2026-11-26T10:00:00.000Z'
+    from ${range}, generate_series(1, 3) k`.execute(db);
+  await sql`insert into notification_texts (notification_id, environment_id, text, print)
+    select notifications.id, notifications.environment_id, '{"kept":' || notifications.transaction_id || '}', ${sql.raw(PRINT_SQL)}
+    from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
+}
