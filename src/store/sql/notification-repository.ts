@@ -929,22 +929,15 @@ export const PRINT_SQL = `notifications.xmin::text || '/' ||
     coalesce((select string_agg(d.xmin::text, ',' order by d.xmin::text::bigint) from execution_details d where d.notification_id = notifications.id), '')`;
 
 /**
- * The columns of notifications a page sends for an event without a usable kept text (every column but `id`). An event
- * whose text is used is sent as its id and text only: each of these is null (the API reads none of them, and
- * node-postgres parsed 14 values a row for nothing; PostgreSQL sent them).
- */
-const KEPT_ROW_COLUMNS = [
-  'environment_id', 'organization_id', 'subscriber_id', 'external_subscriber_id', 'subscriber_email', 'template_id', 'transaction_id',
-  'digested_notification_id', 'channels_mask', 'severity', 'context_keys_norm', 'document', 'created_at', 'updated_at',
-] as const;
-
-/**
  * PostgreSQL: the rows of a page (`page`: its ids) with each event's kept text where its print matches, in which case
- * only its id and text are sent (KEPT_ROW_COLUMNS null: the page writes the text). The print's reads run only for an event with a text.
+ * its document is not sent (the page writes the text). The print's reads run only for an event with a text.
  * `offset 0` keeps the lateral a probe of the primary key per row: flattened, PostgreSQL hashed the whole table of
  * texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE).
  */
-const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id, ${KEPT_ROW_COLUMNS.map((column) => `case when kept.text is null then notifications.${column} end as ${column}`).join(',\n  ')},
+const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id, notifications.environment_id, notifications.organization_id, notifications.subscriber_id,
+  notifications.external_subscriber_id, notifications.subscriber_email, notifications.template_id, notifications.transaction_id,
+  notifications.digested_notification_id, notifications.channels_mask, notifications.severity, notifications.context_keys_norm,
+  case when kept.text is null then notifications.document end as document, notifications.created_at, notifications.updated_at,
   kept.text as kept_text
 from page inner join notifications on notifications.id = page.id
 left join lateral (
