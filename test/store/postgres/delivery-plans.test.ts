@@ -104,6 +104,11 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     ]);
   });
 
+  it("refuses a taken event id (the first-step write's guard) by the primary key, never by a scan", async () => {
+    const guard = store.notifications.takenIdGuardStatement('n2');
+    expect(scans(await genericPlanOf(pool, guard))).toEqual(['Index Scan notifications_pkey']);
+  });
+
   // Migration 0032 dropped execution_details_job: a job's details (jobs.get, run for every later step) are read
   // through the job's event, by execution_details_notification, never by a scan of the details.
   it("reads a job's details through its event's index", async () => {
