@@ -84,15 +84,6 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     expect(scans(await genericPlanOf(pool, withArrayLiterals(burst[1]!)))).toEqual(['Index Scan triggers_pkey']);
   });
 
-  it('reads the subscribers of concurrent jobs in one statement, by the unique index, before and after the table grew', async () => {
-    const burst = await burstStatements(() => ['sub-1', 'sub-2', 'sub-3'].map((id) => store.subscribers.findBySubscriberId(ENV, id)));
-    expect(burst).toHaveLength(2);
-    expect(scans(await genericPlanOf(pool, withArrayLiterals(burst[1]!)))).toEqual(['Index Scan subscribers_subscriber_id_unique']);
-    await sql`insert into subscribers (id, environment_id, organization_id, subscriber_id, data, channels, topics, created_at, updated_at)
-      select 'b' || i, ${ENV}, 'org', 'batch-grown-' || i, '{}', '[]', '[]', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 5000) as i`.execute(db);
-    expect(scans(await genericPlanOf(pool, withArrayLiterals(burst[1]!)))).toEqual(['Index Scan subscribers_subscriber_id_unique']);
-  });
-
   it('finds the owners of the candidate event ids by the primary key, one probe each, never by a scan', async () => {
     const pair = await statementOf(() => store.notifications.findOwners(ENV, ['n1', 'n3']));
     expect(scans(await genericPlanOf(pool, pair))).toEqual(['Index Scan notifications_pkey', 'Index Scan notifications_pkey']);
