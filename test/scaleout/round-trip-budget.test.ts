@@ -47,7 +47,9 @@ const BUDGET = {
   // The worker's statements per delivery of triggerBurst's 20 (session 18): jobs in flight together read their
   // triggers and subscribers in one statement per batch, and the owners' read is gone: measured 3.15 SQL, 3.25 Redis
   // (the realtime publishes of deliveries ending while one is in flight share a command); before, 5.3 and 3.8.
-  deliveryBurst: { sqlStatements: 4, redisCommands: 5 },
+  // Session 19: the subscriber reads are one statement each again (their batch's generic plan walked the environment's
+  // subscribers, BENCHMARKS.md): measured 3.7 SQL, 2.95-3.1 Redis. Redis budget 5 -> 4.
+  deliveryBurst: { sqlStatements: 4, redisCommands: 4 },
   // A page: the rate limit's one script (the key and the caller come from the process's cache, kept fresh by the
   // revocation channel). Measured 3 SQL and 1 Redis for both (2026-11-26); the messages page 2 SQL since its statement
   // reads its counter too (session 13): the page with its count, and the page's subscribers. 1 since session 17: a
