@@ -10,6 +10,10 @@ import { toRealtimeMessage } from './raw-message.js';
 /** PUBLISH of each (channel, message) pair of ARGV, in order; answers how many. */
 const PUBLISH_MANY = 'heraldPublishMany';
 const PUBLISH_MANY_SCRIPT = "for i = 1, #ARGV, 2 do redis.call('publish', ARGV[i], ARGV[i + 1]) end return #ARGV / 2";
+/** At most this many events in one command (a backlog while Redis is slow goes out in several). */
+const MAX_PUBLISH_BATCH = 500;
+/** Events waiting behind a command in flight, at most. */
+const MAX_PENDING = 100_000;
 type PublishMany = Record<typeof PUBLISH_MANY, (...channelsAndMessages: Array<string | Buffer>) => Promise<number>>;
 
 /**
@@ -27,22 +31,39 @@ export class RedisRealtimeNotifier implements RealtimeNotifier {
     // rather than a pipeline: ioredis builds each pipeline by copying every script defined on the connection (BullMQ
     // defines dozens on this one), 3.5 % of the worker's CPU (BENCHMARKS.md, session 14).
     if (!(PUBLISH_MANY in redis)) redis.defineCommand(PUBLISH_MANY, { numberOfKeys: 0, lua: PUBLISH_MANY_SCRIPT });
+    //
+    // Publishes made while one command is in flight wait for it and go out together after it (as CoalescedBatches):
+    // a worker's concurrent deliveries end in different turns, so per turn it was one command per delivery
+    // (BENCHMARKS.md, session 18). An event waits for at most the round trip in flight; the order is kept.
     const pending: Array<[string, string | Buffer]> = [];
+    let inFlight = false;
     const flush = () => {
-      const batch = pending.splice(0);
+      if (inFlight || pending.length === 0) return;
+      const batch = pending.splice(0, MAX_PUBLISH_BATCH);
       const sent: Promise<unknown> =
         batch.length === 1 ? redis.publish(batch[0]![0], batch[0]![1]) : (redis as unknown as PublishMany)[PUBLISH_MANY](...batch.flat());
+      inFlight = true;
       // One warning per event not published, as when each was published alone.
-      sent.then(
-        () => undefined,
-        (error: unknown) => {
-          for (let i = 0; i < batch.length; i++) this.logger.warn({ err: error }, 'inbox event not published');
-        },
-      );
+      sent
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            for (let i = 0; i < batch.length; i++) this.logger.warn({ err: error }, 'inbox event not published');
+          },
+        )
+        .finally(() => {
+          inFlight = false;
+          flush();
+        });
     };
     const publisher = {
       publish: (channel: string, message: string | Buffer) => {
-        if (pending.push([channel, message]) === 1) queueMicrotask(flush);
+        // A command that does not settle (Redis stalled) must not make the backlog grow without bound: dropped, logged.
+        if (pending.length >= MAX_PENDING) {
+          this.logger.warn({ channel }, 'inbox event not published (backlog full)');
+          return Promise.resolve();
+        }
+        if (pending.push([channel, message]) === 1 && !inFlight) queueMicrotask(flush);
         return Promise.resolve();
       },
     };

@@ -250,6 +250,13 @@ export interface NotificationRepository {
   createMany(events: NotificationEvent[]): Promise<void>;
   /** Inserts the event and its jobs with their execution details, all or nothing (in one statement on PostgreSQL). */
   createWithJobs(event: NotificationEvent, jobs: StoredJob[]): Promise<void>;
+  /**
+   * Only on a store that holds its writes where the held write can refuse taken ids itself (PostgreSQL's one
+   * statement): as createWithJobs, but the whole held write fails, nothing written, when the event's id or any of
+   * `otherIds` is already taken (by any event of any environment). Lets a caller skip looking the id up (findOwners)
+   * when it is almost always free, and look it up only after such a failure.
+   */
+  createWithJobsIfIdsFree?(event: NotificationEvent, jobs: StoredJob[], otherIds: string[]): Promise<void>;
   /** The event with its jobs and each job's execution details. */
   get(environmentId: string, id: string): Promise<NotificationEvent | undefined>;
   /** Which of these ids are taken, and by which subscriber and transaction (no documents read). */

@@ -73,4 +73,39 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('the Redis notifier with 
       await redis.close();
     }
   });
+
+  it('sends the events published while a command is in flight together after it, in order (session 18)', async () => {
+    const redis = await openTestRedis();
+    const listener = openRedis(redis.url, 'worker');
+    try {
+      const logger: Logger = { info() {}, warn() {}, error() {}, debug() {}, child: () => logger };
+      const key = `${redis.prefix}:socket.io`;
+      const received: string[] = [];
+      listener.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer) => received.push(channel.toString()));
+      await listener.psubscribe(`${key}*`);
+      let alone = 0;
+      let many = 0;
+      // The first command is held in flight for 200 ms.
+      const publish = redis.redis.publish.bind(redis.redis);
+      redis.redis.publish = ((channel: string, message: string) =>
+        (alone++, new Promise((resolve) => setTimeout(resolve, 200)).then(() => publish(channel, message)))) as typeof redis.redis.publish;
+      const notifier = new RedisRealtimeNotifier(redis.redis, key, logger);
+      const commands = redis.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const publishMany = commands.heraldPublishMany!.bind(redis.redis);
+      commands.heraldPublishMany = (...args: unknown[]) => (many++, publishMany(...args));
+      const subscribers = [0, 1, 2, 3].map(() => buildSubscriber({ environmentId: 'e', organizationId: 'o' }));
+      notifier.messagesChanged({ environmentId: 'e', subscriberRecordId: subscribers[0]!._id });
+      // Three deliveries in three later turns of the event loop, while the first command is in flight.
+      for (const subscriber of subscribers.slice(1)) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        notifier.messageDelivered({ environmentId: 'e', subscriberRecordId: subscriber._id }, buildMessage(subscriber));
+      }
+      await expect.poll(() => received.length, { timeout: 5_000 }).toBe(7);
+      expect({ alone, many }).toEqual({ alone: 1, many: 1 });
+      expect(received.filter((channel) => channel.includes('inbox:e:'))).toEqual(subscribers.slice(1).map((subscriber) => expect.stringContaining(`inbox:e:${subscriber._id}`)));
+    } finally {
+      listener.disconnect();
+      await redis.close();
+    }
+  });
 });

@@ -31,6 +31,8 @@ export class HeldWrites {
   /** Inserts of subscribers a trigger names for the first time. */
   private readonly subscribers: Array<CompiledQuery<unknown>> = [];
   private readonly createdSubscribers = new Set<string>();
+  /** Ids besides the held events' own that must be free (createWithJobsIfIdsFree): a guard statement each. */
+  private readonly mustBeFree: string[] = [];
   private messages = 0;
   /** keepText of held events: their kept texts, written last in the block (after the inserts whose triggers clear them). */
   private readonly texts = new Map<string, (event: NotificationEvent) => string | undefined>();
@@ -49,13 +51,24 @@ export class HeldWrites {
     private readonly writer?: SynchronousWriter,
   ) {
     const held = this;
+    const createWithJobs = async (event: NotificationEvent, jobs: StoredJob[]) => {
+      held.events.push({ event, jobs });
+      for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
+    };
     const notifications: NotificationRepository = Object.create(base.notifications, {
-      createWithJobs: {
-        value: async (event: NotificationEvent, jobs: StoredJob[]) => {
-          held.events.push({ event, jobs });
-          for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
-        },
-      },
+      createWithJobs: { value: createWithJobs },
+      // PostgreSQL's one statement: the event's insert fails on its primary key, and a guard per other id (SQLite's
+      // block does not have it: there a look-up costs no round trip).
+      ...(writer
+        ? {}
+        : {
+            createWithJobsIfIdsFree: {
+              value: async (event: NotificationEvent, jobs: StoredJob[], otherIds: string[]) => {
+                held.mustBeFree.push(...otherIds);
+                await createWithJobs(event, jobs);
+              },
+            },
+          }),
       // Rendered at flush from the held event and its jobs as saved last: only for an event held here, and only where
       // the flush writes it (SQLite's block). PostgreSQL keeps it after the flush, through its own window.
       keepsTextWithHeldWrites: {
@@ -147,7 +160,7 @@ export class HeldWrites {
 
   /** Writes what is held (nothing when nothing is). */
   async flush(): Promise<void> {
-    const statements: Array<CompiledQuery<unknown> | NamedStatement> = [...this.subscribers];
+    const statements: Array<CompiledQuery<unknown> | NamedStatement> = [...this.mustBeFree.map((id) => this.base.notifications.takenIdGuardStatement(id)), ...this.subscribers];
     const keptTexts: Array<CompiledQuery<unknown>> = [];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));

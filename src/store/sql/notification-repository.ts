@@ -120,6 +120,18 @@ export class SqlNotificationRepository implements NotificationRepository {
     return event;
   }
 
+  /**
+   * PostgreSQL: a statement that fails (division by zero) when an event with this id exists, in any environment, and
+   * writes nothing otherwise: a data-modifying CTE runs whether or not it is read, so combined into a held write
+   * (oneStatement) it fails the whole write. By the primary key (one probe, whatever the plan). The row it would touch
+   * is not changed: the failure comes from its RETURNING, computed for a found row only (not a constant, so not
+   * folded when planned).
+   */
+  takenIdGuardStatement(id: string): CompiledQuery<unknown> {
+    if (this.options.dialect !== 'postgres') throw new Error('takenIdGuardStatement: PostgreSQL only');
+    return takenIdGuard.compile(this.db, 'postgres', { id });
+  }
+
   async findOwners(environmentId: string, ids: string[]): Promise<NotificationOwner[]> {
     if (ids.length === 0) return [];
     const query = this.options.dialect === 'postgres' ? notificationOwnersByKey : notificationOwners;
@@ -1064,6 +1076,14 @@ const notificationOwnersByKey = new ReusableQuery((db, p: { environmentId: strin
     db.selectFrom('notifications').select(['id', 'subscriber_id', 'transaction_id']).where(environmentIs(p.environmentId)).where('id', '=', id);
   return p.second === undefined ? byId(p.first) : byId(p.first).unionAll(byId(p.second));
 });
+
+const takenIdGuard = new ReusableQuery((db, p: { id: string }) =>
+  db
+    .updateTable('notifications')
+    .set({ updated_at: sql.ref('updated_at') })
+    .where('id', '=', p.id)
+    .returning(sql<number>`1 / (length(id) - length(id))`.as('taken')),
+);
 
 /** By the primary key, as `notificationOwners`. */
 const notificationById = new ReusableQuery((db, p: { environmentId: string; id: string }) =>

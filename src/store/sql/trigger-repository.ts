@@ -19,13 +19,23 @@ export class SqlTriggerRepository implements TriggerRepository {
    * one commit between them. A trigger arriving alone goes out at once, alone, as before.
    */
   private readonly inserts?: CoalescedBatches<TriggerRow, boolean>;
+  /**
+   * PostgreSQL, outside a transaction: `get`s made while one is in flight (the worker's concurrent jobs each start
+   * with their trigger) wait for it and go out together as one statement (triggersByIdsPg): one round trip, one socket
+   * write of the worker, for a batch. A read waits only for the one in flight, so it still runs after it was asked
+   * for and sees every write committed before.
+   */
+  private readonly reads?: CoalescedBatches<{ environmentId: string; id: string }, TriggerRecord | undefined>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
     inTransaction = false,
   ) {
-    if (options.dialect === 'postgres' && !inTransaction) this.inserts = new CoalescedBatches((rows) => this.insertMany(rows), MAX_INSERT_BATCH);
+    if (options.dialect === 'postgres' && !inTransaction) {
+      this.inserts = new CoalescedBatches((rows) => this.insertMany(rows), MAX_INSERT_BATCH);
+      this.reads = new CoalescedBatches((keys) => this.getMany(keys), MAX_READ_BATCH);
+    }
   }
 
   async create(trigger: TriggerRecord): Promise<{ trigger: TriggerRecord; created: boolean }> {
@@ -61,8 +71,25 @@ export class SqlTriggerRepository implements TriggerRepository {
   }
 
   async get(environmentId: string, id: string): Promise<TriggerRecord | undefined> {
+    if (this.reads) return this.reads.run({ environmentId, id });
+    return this.getOne(environmentId, id);
+  }
+
+  private async getOne(environmentId: string, id: string): Promise<TriggerRecord | undefined> {
     const [row] = (await triggerById.execute(this.db, this.options.dialect, { environmentId, id })).rows;
     return row && toRecord(row);
+  }
+
+  /** One batch of `get`s: alone as before, or several in one statement, each row checked for its environment. */
+  private async getMany(keys: Array<{ environmentId: string; id: string }>): Promise<Array<PromiseSettledResult<TriggerRecord | undefined>>> {
+    if (keys.length === 1) return Promise.allSettled([this.getOne(keys[0]!.environmentId, keys[0]!.id)]);
+    markPrepared(TRIGGERS_BY_IDS_PG);
+    const { rows } = await this.db.executeQuery<TriggerRow>(CompiledQuery.raw(TRIGGERS_BY_IDS_PG, [keys.map((key) => key.id)]));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return keys.map((key) => {
+      const row = byId.get(key.id);
+      return { status: 'fulfilled', value: row && row.environment_id === key.environmentId ? toRecord(row) : undefined };
+    });
   }
 
   async findByTransactionId(environmentId: string, transactionId: string): Promise<TriggerRecord | undefined> {
@@ -188,6 +215,16 @@ function insertTriggersPg(rows: TriggerRow[]): CompiledQuery<{ id: string }> {
   markPrepared(INSERT_TRIGGERS_PG);
   return CompiledQuery.raw(INSERT_TRIGGERS_PG, COLUMNS.map((column) => rows.map((row) => row[column])));
 }
+
+/** At most this many triggers read by one statement. */
+const MAX_READ_BATCH = 100;
+/**
+ * PostgreSQL: the triggers of any number of ids, one text (prepared once). One probe of the primary key per id,
+ * whatever the plan: the subquery per id (OFFSET 0 keeps it from being merged into a join) can only be an index scan
+ * or a scan of the table for that one id, and one probe is always cheaper than the table's ten-page floor, where a
+ * generic plan of `id = any($1)` (an array of unknown length) could settle on a scan (BENCHMARKS.md, sessions 14, 18).
+ */
+const TRIGGERS_BY_IDS_PG = 'select t.* from unnest($1::text[]) as k(id) cross join lateral (select * from "triggers" where "id" = k.id offset 0) as t';
 
 // The statements of the trigger path, compiled once (see ReusableQuery).
 const insertTrigger = new ReusableInsert('triggers', (query) => query.onConflict((oc) => oc.columns(['environment_id', 'transaction_id']).doNothing()));

@@ -66,6 +66,24 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
     expect((await store.triggers.get(ENV, 't2'))?.state).toBe('accepted');
   });
 
+  /** The statements a burst of calls made at once sends: the first alone, the others together (CoalescedBatches). */
+  async function burstStatements(run: () => Array<Promise<unknown>>): Promise<CompiledQuery[]> {
+    sent = [];
+    await Promise.all(run());
+    return sent;
+  }
+  /** Its array parameters as array literals, which genericPlanOf passes as text. */
+  const withArrayLiterals = (query: CompiledQuery): CompiledQuery => ({
+    ...query,
+    parameters: query.parameters.map((value) => (Array.isArray(value) ? `{${value.map((item) => JSON.stringify(String(item))).join(',')}}` : value)),
+  });
+
+  it('reads the triggers of concurrent jobs in one statement, one probe of the primary key each', async () => {
+    const burst = await burstStatements(() => ['t1', 't2', 't3'].map((id) => store.triggers.get(ENV, id)));
+    expect(burst).toHaveLength(2);
+    expect(scans(await genericPlanOf(pool, withArrayLiterals(burst[1]!)))).toEqual(['Index Scan triggers_pkey']);
+  });
+
   it('finds the owners of the candidate event ids by the primary key, one probe each, never by a scan', async () => {
     const pair = await statementOf(() => store.notifications.findOwners(ENV, ['n1', 'n3']));
     expect(scans(await genericPlanOf(pool, pair))).toEqual(['Index Scan notifications_pkey', 'Index Scan notifications_pkey']);
@@ -75,6 +93,11 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
       { id: 'n1', subscriberId: 's1', transactionId: 'tx1' },
       { id: 'n3', subscriberId: 's3', transactionId: 'tx3' },
     ]);
+  });
+
+  it("refuses a taken event id (the first-step write's guard) by the primary key, never by a scan", async () => {
+    const guard = store.notifications.takenIdGuardStatement('n2');
+    expect(scans(await genericPlanOf(pool, guard))).toEqual(['Index Scan notifications_pkey']);
   });
 
   // Migration 0032 dropped execution_details_job: a job's details (jobs.get, run for every later step) are read

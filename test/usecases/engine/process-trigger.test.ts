@@ -48,10 +48,17 @@ function formerEventId(trigger: Pick<TriggerRecord, '_id' | 'createdAt'>, subscr
   return seconds + createHash('sha256').update(`${trigger._id}:${subscriberInternalId}`).digest('hex').slice(0, 16);
 }
 
-describe('processTrigger: where an event is placed', () => {
+// Both ways a trigger is processed: its first step queued, and (the worker's) its first step run with the event's write
+// (Store.batch), where PostgreSQL writes the event without looking its id up first and looks it up only when that write
+// fails on a taken id (session 18).
+describe.each([
+  { way: 'first step queued', counterStart: 0x000100, runFirstStep: undefined },
+  { way: 'first step run with the write', counterStart: 0x000500, runFirstStep: async () => false },
+])('processTrigger: where an event is placed ($way)', ({ counterStart, runFirstStep }) => {
   let server: TestServer;
   let scope: Scope;
-  let counter = 0x000100;
+  let counter = counterStart;
+  const process = (trigger: TriggerRecord) => processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -81,7 +88,7 @@ describe('processTrigger: where an event is placed', () => {
 
   async function processAgain(trigger: TriggerRecord): Promise<void> {
     await server.deps.store.triggers.setState(trigger.environmentId, trigger._id, 'accepted');
-    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
+    await process(trigger);
   }
 
   it('moves on to the next probe when another subscriber holds the id, and a rerun finds the event it made', async () => {
@@ -90,7 +97,7 @@ describe('processTrigger: where an event is placed', () => {
     const trigger = await acceptedTrigger(alice.subscriberId, 'placement-probe');
     await insertNotificationEvent(server.deps.store, bob, { _id: eventIdFor(trigger, alice._id), transactionId: 'placement-other' });
 
-    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
+    await process(trigger);
     const events = await eventsOf(server, 'placement-probe');
     expect(events.map((event) => [event._id, event._subscriberId])).toEqual([[eventIdFor(trigger, alice._id, 1), alice._id]]);
 
@@ -104,8 +111,20 @@ describe('processTrigger: where an event is placed', () => {
     const trigger = await acceptedTrigger(carol.subscriberId, 'placement-former');
     await insertNotificationEvent(server.deps.store, carol, { _id: formerEventId(trigger, carol._id), transactionId: 'placement-former' });
 
-    await processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id });
+    await process(trigger);
     expect((await eventsOf(server, 'placement-former')).map((event) => event._id)).toEqual([formerEventId(trigger, carol._id)]);
+  });
+
+  it('makes one event on a rerun after its event was written, and a new one otherwise', async () => {
+    const dave = await insertSubscriber(server.deps.store, scope);
+    const trigger = await acceptedTrigger(dave.subscriberId, 'placement-rerun');
+    await process(trigger);
+    expect((await eventsOf(server, 'placement-rerun')).map((event) => event._id)).toEqual([eventIdFor(trigger, dave._id)]);
+    await processAgain(trigger);
+    await processAgain(trigger);
+    const events = await eventsOf(server, 'placement-rerun');
+    expect(events.map((event) => event._id)).toEqual([eventIdFor(trigger, dave._id)]);
+    expect(events[0]!.jobs).toHaveLength(1);
   });
 });
 
