@@ -1011,7 +1011,7 @@ function toRow(message: Message, externalSubscriberId: string, options: SqlStore
   // The workflow snapshot is kept once (message_templates) and referenced, in its place among the document's keys.
   let snapshotId: string | undefined;
   if (message.template !== null && typeof message.template === 'object') {
-    snapshotId = snapshots.idOf(JSON.stringify(message.template));
+    snapshotId = snapshots.idOfTemplate(message.template);
     document.template = TEMPLATE_SNAPSHOT_PREFIX + snapshotId;
   }
   const row: MessageRow = {
