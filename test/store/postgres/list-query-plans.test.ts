@@ -7,6 +7,7 @@ import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
+import { nodesOf, type PlanNode } from '../../helpers/pg-plans.js';
 
 /**
  * The list pages of GET /v1/notifications and GET /v1/messages on PostgreSQL (issue 24): EXPLAIN of the statements
@@ -17,20 +18,6 @@ import { createTestSchema, servicesAvailable, type TestSchema } from '../../help
 const available = await servicesAvailable(['PostgreSQL']);
 const ROWS = 20_000;
 const ENV = 'env-plans';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Plan Rows'?: number;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
-}
 
 describe.skipIf(!available)('PostgreSQL plans of the list pages', () => {
   let schema: TestSchema;
