@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
-import { BENCH_SECRET as SECRET, createInAppWorkflow, inAppMessageCount, load as runLoad, startBenchHerald, waitForMessages } from './lib/bench-client.js';
-import { cpuMsOf } from './lib/process-cpu.js';
+import { BENCH_SECRET as SECRET, inAppMessageCount, waitForMessages } from './lib/bench-client.js';
+import { profileArguments, runTriggerPhase } from './lib/trigger-phase.js';
 
 /**
  * `node --import tsx bench/profile-drain.ts [seconds] [profileDir]` (issue 24): the embedded drain's CPU per delivery.
@@ -8,24 +8,14 @@ import { cpuMsOf } from './lib/process-cpu.js';
  * CPU time (from /proc) from the end of that load to the last message, over the messages made in that window. CPU per
  * delivery holds on a shared machine where rates move by 2x between runs. Also prints the trigger phase's figures.
  */
-const seconds = Number(process.argv[2] ?? 5);
-const profileDir = process.argv[3];
-const cpuMs = (pid: number) => cpuMsOf(pid)!;
+const { seconds, profileDir } = profileArguments();
 
 const loadAtStart = loadavg()[0]!;
-const herald = await startBenchHerald({ profileDir });
-try {
-  await createInAppWorkflow(herald.url, SECRET, 'bench-http', { name: 'bench http' });
-  const pid = herald.child.pid!;
-  const cpuBefore = cpuMs(pid);
-  const started = Date.now();
-  const load = await runLoad({ kind: 'trigger', url: herald.url, connections: 50, durationSeconds: seconds, headers: { authorization: `ApiKey ${SECRET}` }, workflowId: 'bench-http', subscriberPrefix: `d-${Date.now().toString(36)}` });
-  const cpuAfterLoad = cpuMs(pid);
-  const deliveredDuringLoad = await inAppMessageCount(herald.url, SECRET);
+await runTriggerPhase({ seconds, profileDir, subscriberPrefix: 'd' }, async ({ url, load, accepted, started, cpuBefore, cpuAfterLoad, cpuNow }) => {
+  const deliveredDuringLoad = await inAppMessageCount(url, SECRET);
   const drainStart = Date.now();
-  const accepted = load.statusCounts['201'] ?? 0;
-  const { count, at: lastChange } = await waitForMessages(herald.url, SECRET, accepted, 300_000);
-  const cpuEnd = cpuMs(pid);
+  const { count, at: lastChange } = await waitForMessages(url, SECRET, accepted, 300_000);
+  const cpuEnd = cpuNow();
   const drained = count - deliveredDuringLoad;
   const round3 = (value: number) => Math.round(value * 1000) / 1000;
   console.log(JSON.stringify({
@@ -37,6 +27,4 @@ try {
     drainCpuShare: round3((cpuEnd - cpuAfterLoad) / Math.max(1, lastChange - drainStart)),
     cpuMsDuringLoadPerTrigger: round3((cpuAfterLoad - cpuBefore) / accepted),
   }));
-} finally {
-  await herald.stop();
-}
+});

@@ -5,6 +5,7 @@ import type {
   NotificationTrigger,
   WorkflowTemplate,
 } from './types.js';
+import { deepFreeze, isDeepFrozen } from './deep-freeze.js';
 import type { Workflow, WorkflowStep } from './workflow.js';
 
 /**
@@ -58,6 +59,27 @@ export function toWorkflowTemplate(workflow: Workflow): WorkflowTemplate {
     deletedBy: workflow.deletedBy ?? '',
     ...(workflow.data !== undefined ? { data: workflow.data } : {}),
   };
+}
+
+/** The templates of deep-frozen workflows, by workflow (see workflowTemplateOf). */
+const sharedTemplates = new WeakMap<Workflow, WorkflowTemplate>();
+
+/**
+ * A message's template: toWorkflowTemplate, made once per deep-frozen workflow (the workflow cache's shared copy,
+ * which cannot change) and deep-frozen itself, so the messages of that workflow share one template object and the
+ * store identifies its snapshot once per object rather than per message (TemplateSnapshots.idOfTemplate). Any other
+ * workflow gets a new template each time.
+ */
+export function workflowTemplateOf(workflow: Workflow): WorkflowTemplate {
+  if (!Object.isFrozen(workflow)) return toWorkflowTemplate(workflow);
+  let template = sharedTemplates.get(workflow);
+  if (template === undefined) {
+    // Checked once per workflow object (freezing cannot be undone): one frozen at its top only could still change.
+    if (!isDeepFrozen(workflow)) return toWorkflowTemplate(workflow);
+    template = deepFreeze(toWorkflowTemplate(workflow));
+    sharedTemplates.set(workflow, template);
+  }
+  return template;
 }
 
 /**

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
 import { startFrameworkBridge, type FrameworkBridge } from '../helpers/framework-bridge.js';
-import { DESKTOP, screenshot, seriousViolations, visible } from './dashboard-browser.js';
-import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
+import { DESKTOP, createFirstAdministrator, screenshot, seriousViolations, visible } from './dashboard-browser.js';
+import { callApi, startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
 /**
  * A code-first workflow in the dashboard (Debian's Chromium against `herald start`, or API and worker processes in
@@ -20,15 +20,7 @@ run('code-first workflows in the dashboard', () => {
   let page: Page;
   const pageErrors: string[] = [];
 
-  async function api(method: string, path: string, body?: unknown) {
-    const response = await fetch(herald.url + path, {
-      method,
-      headers: { authorization: `ApiKey ${herald.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
-  }
+  const api = (method: string, path: string, body?: unknown) => callApi(herald, method, path, body);
 
   beforeAll(async () => {
     herald = await startHeraldUnderTest({ HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_RATE_LIMIT: 'false' });
@@ -41,12 +33,7 @@ run('code-first workflows in the dashboard', () => {
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
     pageErrors.push(...collectPageErrors(page));
-    await page.goto(herald.setupUrl());
-    await page.getByLabel('Name').fill(ADMIN.name);
-    await page.locator('input[type=email]').fill(ADMIN.email);
-    await page.locator('input[type=password]').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Create administrator' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await createFirstAdministrator(page, herald.setupUrl(), ADMIN);
   }, 180_000);
 
   afterAll(async () => {

@@ -55,6 +55,16 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   if (fullPage && viewport) await page.setViewportSize(viewport);
 }
 
+/** Creates the first administrator through the setup link the first start printed, and waits for the Overview. */
+export async function createFirstAdministrator(page: Page, setupUrl: string, admin: { name: string; email: string; password: string }): Promise<void> {
+  await page.goto(setupUrl);
+  await page.getByLabel('Name').fill(admin.name);
+  await page.locator('input[type=email]').fill(admin.email);
+  await page.locator('input[type=password]').fill(admin.password);
+  await page.getByRole('button', { name: 'Create administrator' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
 /** Signs in through the login page, as a person would. */
 export async function signIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/dashboard/`);

@@ -88,3 +88,14 @@ export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}
     close: cleanup,
   };
 }
+
+/** A call of the Herald's REST API with its secret key: the status, the body parsed (undefined when empty) and as text. */
+export async function callApi(herald: HeraldUnderTest, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
+  const response = await fetch(herald.url + path, {
+    method,
+    headers: { authorization: `ApiKey ${herald.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
+}

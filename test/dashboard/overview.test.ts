@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { DESKTOP, PHONE, SCREENSHOT_DIR, eventually, hasText, horizontalOverflow, screenshot, seriousViolations, signIn, visible } from './dashboard-browser.js';
+import { DESKTOP, PHONE, SCREENSHOT_DIR, createFirstAdministrator, eventually, hasText, horizontalOverflow, screenshot, seriousViolations, signIn, visible } from './dashboard-browser.js';
 import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
 /**
@@ -92,11 +92,7 @@ run('the Overview page', () => {
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
     pageErrors.push(...collectPageErrors(page));
-    await page.goto(herald.setupUrl());
-    await page.getByLabel('Name').fill(ADMIN.name);
-    await page.locator('input[type=email]').fill(ADMIN.email);
-    await page.locator('input[type=password]').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Create administrator' }).click();
+    await createFirstAdministrator(page, herald.setupUrl(), ADMIN);
   }, 180_000);
 
   afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
-import { DESKTOP, PHONE, eventually, horizontalOverflow, signIn, visible } from './dashboard-browser.js';
-import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
+import { DESKTOP, PHONE, createFirstAdministrator, eventually, horizontalOverflow, signIn, visible } from './dashboard-browser.js';
+import { callApi, startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
 /**
  * Issue #25's rough edges, in Debian's Chromium against a real Herald started as an operator starts it (embedded or,
@@ -20,15 +20,7 @@ run('dashboard rough edges (issue #25)', () => {
   let page: Page;
   const pageErrors: string[] = [];
 
-  async function api(method: string, path: string, body?: unknown) {
-    const response = await fetch(herald.url + path, {
-      method,
-      headers: { authorization: `ApiKey ${herald.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  }
+  const api = (method: string, path: string, body?: unknown) => callApi(herald, method, path, body);
 
   beforeAll(async () => {
     herald = await startHeraldUnderTest({ HERALD_RATE_LIMIT: 'false' });
@@ -46,12 +38,7 @@ run('dashboard rough edges (issue #25)', () => {
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
     pageErrors.push(...collectPageErrors(page));
-    await page.goto(herald.setupUrl());
-    await page.getByLabel('Name').fill(ADMIN.name);
-    await page.locator('input[type=email]').fill(ADMIN.email);
-    await page.locator('input[type=password]').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Create administrator' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await createFirstAdministrator(page, herald.setupUrl(), ADMIN);
   }, 120_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { DESKTOP, eventually, seriousViolations, visible } from './dashboard-browser.js';
+import { DESKTOP, createFirstAdministrator, eventually, seriousViolations, visible } from './dashboard-browser.js';
 import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
 /**
@@ -41,12 +41,7 @@ run('the Webhooks page in the browser', () => {
     browser = await launchBrowser();
     admin = await browser.newContext({ viewport: DESKTOP });
     page = await newPage(admin);
-    await page.goto(herald.setupUrl());
-    await page.getByLabel('Name').fill(ADMIN.name);
-    await page.locator('input[type=email]').fill(ADMIN.email);
-    await page.locator('input[type=password]').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Create administrator' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await createFirstAdministrator(page, herald.setupUrl(), ADMIN);
   }, 180_000);
 
   afterAll(async () => {

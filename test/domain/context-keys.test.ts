@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   contextKeysFromContext, normalizeContextKeys, parseContextKey, type TriggerContext,
 } from '../../src/domain/context-keys.js';
-import { ValidationError } from '../../src/domain/errors.js';
-
-function validationMessages(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).messages;
-  }
-  throw new Error('expected a ValidationError');
-}
+import { validationMessages } from '../helpers/validation-messages.js';
 
 describe('contextKeysFromContext', () => {
   it('turns strings and {id, data} objects into sorted type:id keys', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StepFilter } from '../../src/domain/types.js';
 import type { Workflow, WorkflowStep } from '../../src/domain/workflow.js';
-import { stepMetadata, toJobStep, toNotificationEventTemplate, toWorkflowTemplate } from '../../src/domain/workflow-shape.js';
+import { deepFreeze, isDeepFrozen } from '../../src/domain/deep-freeze.js';
+import { stepMetadata, toJobStep, toNotificationEventTemplate, toWorkflowTemplate, workflowTemplateOf } from '../../src/domain/workflow-shape.js';
 
 const filter: StepFilter = { isNegated: false, type: 'GROUP', value: 'OR', children: [{ field: 'plan', value: 'pro', operator: 'EQUAL', on: 'payload' }] };
 
@@ -94,6 +95,33 @@ describe('toWorkflowTemplate', () => {
     const template = toWorkflowTemplate({ ...rest, deleted: true, deletedAt: '2026-02-01T00:00:00.000Z', deletedBy: 'key1' });
     expect(template).toMatchObject({ deleted: true, deletedAt: '2026-02-01T00:00:00.000Z', deletedBy: 'key1' });
     expect(template.triggers[0].variables).toEqual([]);
+  });
+});
+
+describe('workflowTemplateOf', () => {
+  it('makes one deep-frozen template per deep-frozen workflow (the workflow cache\'s shared copy), equal to toWorkflowTemplate', () => {
+    const cached = deepFreeze(structuredClone(workflow));
+    const first = workflowTemplateOf(cached);
+    expect(workflowTemplateOf(cached)).toBe(first);
+    expect(first).toEqual(toWorkflowTemplate(workflow));
+    expect(isDeepFrozen(first)).toBe(true);
+    // Another cached copy (after an update, or the entry's lapse) gets its own.
+    const next = deepFreeze(structuredClone({ ...workflow, name: 'Order sent' }));
+    expect(workflowTemplateOf(next)).not.toBe(first);
+    expect(workflowTemplateOf(next).name).toBe('Order sent');
+  });
+
+  it('makes a new template each time for a workflow that can still change', () => {
+    const copy = structuredClone(workflow);
+    const first = workflowTemplateOf(copy);
+    expect(workflowTemplateOf(copy)).not.toBe(first);
+    expect(Object.isFrozen(first)).toBe(false);
+    // Frozen at its top only: its steps can change, so its template is not kept.
+    const shallow = Object.freeze(structuredClone(workflow));
+    const before = workflowTemplateOf(shallow);
+    (shallow.steps[0] as { name: string }).name = 'Gather';
+    expect(workflowTemplateOf(shallow)).not.toBe(before);
+    expect(workflowTemplateOf(shallow).steps[0]?.name).toBe('Gather');
   });
 });
 

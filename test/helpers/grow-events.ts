@@ -1,6 +1,10 @@
 import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
+import { openPostgres } from '../../src/store/postgres/connection.js';
+import { migrateToLatest } from '../../src/store/sql/migrate.js';
 import { PRINT_SQL } from '../../src/store/sql/notification-repository.js';
 import type { Database } from '../../src/store/sql/schema.js';
+import { createTestSchema, type TestSchema } from './databases.js';
 
 /**
  * Adds events `from`..`to` of one environment to a PostgreSQL schema in SQL, each with a job, three execution details
@@ -24,4 +28,26 @@ export async function growEvents(db: Kysely<Database>, env: string, from: number
   await sql`insert into notification_texts (notification_id, environment_id, text, print)
     select notifications.id, notifications.environment_id, '{"kept":' || notifications.transaction_id || '}', ${sql.raw(PRINT_SQL)}
     from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
+}
+
+/**
+ * The set-up of a prepared events-page plan test, called inside its describe: a migrated schema of its own holding
+ * events 1..30 of `env` (the plan is made then), on one connection (the statements prepared on it and the test's
+ * EXPLAIN EXECUTE share it). `db()` once beforeAll has run; `grow` adds events with growEvents.
+ */
+export function preparedEventsSchema(env: string): { db: () => Kysely<Database>; grow: (from: number, to: number) => Promise<void> } {
+  let schema: TestSchema | undefined;
+  let db: Kysely<Database> | undefined;
+  const grow = (from: number, to: number) => growEvents(db!, env, from, to);
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    db = openPostgres(schema.url, 1);
+    await migrateToLatest(db, 'postgres');
+    await grow(1, 30);
+  }, 60_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await schema?.drop();
+  });
+  return { db: () => db!, grow };
 }

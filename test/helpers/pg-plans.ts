@@ -1,11 +1,15 @@
 import type pg from 'pg';
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 
 /** A node of PostgreSQL's `explain (format json)` plan, as the plan tests read it. */
 export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
+  'Plan Rows'?: number;
+  /** With `explain (analyze)`. */
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
 }
 
@@ -32,4 +36,20 @@ export async function genericPlanOf(pool: pg.Pool, query: CompiledQuery): Promis
     await client.query('reset plan_cache_mode');
     client.release();
   }
+}
+
+/** How many times the connection of `db` ran its prepared statement `name` by the generic plan (0 when not prepared). */
+export async function genericPlansOf(db: Kysely<any>, name: string): Promise<number> {
+  const { rows } = await sql<{ generic_plans: string }>`select generic_plans from pg_prepared_statements where name = ${name}`.execute(db);
+  return Number(rows[0]?.generic_plans ?? 0);
+}
+
+/**
+ * The nodes of `explain (analyze)` of the statement `name` prepared on the one connection of `db`, executed with the
+ * values of `query` (EXECUTE takes them as literals; the statements' own are strings and numbers).
+ */
+export async function executedPlanOf(db: Kysely<any>, name: string, query: CompiledQuery): Promise<PlanNode[]> {
+  const values = (query.parameters as unknown[]).map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`));
+  const { rows } = await sql.raw(`explain (analyze, format json) execute ${name}(${values.join(', ')})`).execute(db);
+  return nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Novu } from '@novu/node';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import type { InboxAudience } from '../../src/realtime/ports.js';
+import { statusOf } from './novu-node-status.js';
 
 /**
  * The legacy `@novu/node` 2.6.6 SDK's inbox and message methods against a real Herald with its worker: triggers
@@ -55,15 +56,6 @@ async function inboxWith(subscriberId: string, count: number): Promise<{ recordI
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return { recordId: identified.data.data._id, transactionIds };
-}
-
-async function statusOf(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-    return 200;
-  } catch (error) {
-    return (error as { response?: { status: number } }).response?.status ?? -1;
-  }
 }
 
 describe('@novu/node inbox methods', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Novu } from '@novu/node';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { statusOf } from './novu-node-status.js';
 
 /**
  * The legacy `@novu/node` 2.6.6 SDK (axios, `backendUrl`, `Authorization: ApiKey ...`), unchanged, against a real
@@ -23,15 +24,6 @@ afterAll(async () => {
 async function stored(subscriberId: string, key = server.devKey) {
   const response = await server.request('GET', `/v2/subscribers/${encodeURIComponent(subscriberId)}`, { key });
   return response.status === 200 ? response.body.data : undefined;
-}
-
-async function statusOf(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-    return 200;
-  } catch (error) {
-    return (error as { response?: { status: number } }).response?.status ?? -1;
-  }
 }
 
 describe('@novu/node subscribers', () => {

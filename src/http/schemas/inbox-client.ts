@@ -47,6 +47,15 @@ export const SessionResponse = Type.Object({
 });
 
 const Redirect = Type.Object({ url: Type.String(), target: Type.Optional(Type.String()) });
+/** The workflow a notification came from, and the one a workflow preference is for. */
+const InboxWorkflow = Type.Object({
+  id: Type.String(),
+  identifier: Type.String(),
+  name: Type.String(),
+  critical: Type.Boolean(),
+  tags: Type.Array(Type.String()),
+  severity: StringEnum(SEVERITIES),
+});
 const Action = Type.Object({ label: Type.String(), isCompleted: Type.Boolean(), redirect: Type.Optional(Redirect) });
 
 export const InboxNotificationSchema = Type.Object({
@@ -85,16 +94,7 @@ export const InboxNotificationSchema = Type.Object({
   tags: Type.Array(Type.String()),
   data: Type.Optional(FreeObject),
   redirect: Type.Optional(Redirect),
-  workflow: Type.Optional(
-    Type.Object({
-      id: Type.String(),
-      identifier: Type.String(),
-      name: Type.String(),
-      critical: Type.Boolean(),
-      tags: Type.Array(Type.String()),
-      severity: StringEnum(SEVERITIES),
-    }),
-  ),
+  workflow: Type.Optional(InboxWorkflow),
   severity: StringEnum(SEVERITIES),
 });
 export type InboxNotification = Static<typeof InboxNotificationSchema>;
@@ -340,16 +340,7 @@ export const InboxPreferenceSchema = Type.Object({
   enabled: Type.Boolean(),
   channels: Channels,
   schedule: Type.Optional(FreeObject),
-  workflow: Type.Optional(
-    Type.Object({
-      id: Type.String(),
-      identifier: Type.String(),
-      name: Type.String(),
-      critical: Type.Boolean(),
-      tags: Type.Array(Type.String()),
-      severity: StringEnum(SEVERITIES),
-    }),
-  ),
+  workflow: Type.Optional(InboxWorkflow),
   overrides: Type.Optional(Type.Array(Type.Object({ channel: Type.String(), source: Type.String() }))),
   updatedAt: Type.Optional(Type.String()),
 });

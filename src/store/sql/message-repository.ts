@@ -145,6 +145,13 @@ export class SqlMessageRepository implements MessageRepository {
    * The page as its list texts (migration 0028): one value per message and its subscriber's id, instead of fifteen
    * columns. Messages without a text (written before 0028, or by a store without a writer) are read by id from their
    * columns, in a second statement that only such pages make.
+   *
+   * Two ways to read, the same statements: on SQLite outside a transaction, for a filter with a counter scope (the
+   * SDKs' and bench:http's lists), storedPageTogether runs them as one synchronous block, without the promise per
+   * statement of Kysely's round (the embedded page's cost) and of one state of the data. Every other page (PostgreSQL,
+   * whose reads are round trips; SQLite in a transaction or with a filter only a count answers; a page holding a
+   * message without a text) goes through `page` below, one awaited statement at a time. Both make their messages with
+   * listedOfRows.
    */
   async listStored(environmentId: string, filter: MessageListFilter): Promise<Page<ListedMessage>> {
     const scope = counterScopeOf(filter);
@@ -154,31 +161,9 @@ export class SqlMessageRepository implements MessageRepository {
     }
     const fold = this.options.dialect === 'postgres' && isSubscriberPage(filter);
     const { rows, subscriberRows, ...page } = await this.page(environmentId, filter, messageTextPage, fold ? messageTextPageWithSubscribers : undefined);
-    const subscribers = subscriberRows && new Map(subscriberRows.map((row) => [row.id, toSubscriber(row)]));
-    const data: ListedMessage[] = [];
-    let legacy: Map<string, ListedMessage> | undefined;
-    let snapshotIds: Map<ListedMessage, string> | undefined;
-    for (const row of rows) {
-      const text = row.list_text;
-      if (text !== null && text !== undefined) {
-        const listed: ListedMessage = { subscriberRecordId: row.subscriber_id, text };
-        const subscriber = subscribers?.get(row.subscriber_id);
-        if (subscriber) listed.subscriber = subscriber;
-        const at = text.indexOf(MESSAGE_TEXT_TEMPLATE);
-        if (at >= 0) (snapshotIds ??= new Map()).set(listed, text.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH));
-        data.push(listed);
-        continue;
-      }
-      const listed: ListedMessage = { subscriberRecordId: row.subscriber_id };
-      const subscriber = subscribers?.get(row.subscriber_id);
-      if (subscriber) listed.subscriber = subscriber;
-      (legacy ??= new Map()).set(row.legacy_id!, listed);
-      data.push(listed);
-    }
-    if (snapshotIds !== undefined) {
-      const texts = await this.snapshots.load(this.db, snapshotIds.values());
-      for (const [listed, id] of snapshotIds) listed.template = snapshotText(texts, id);
-    }
+    const { data, snapshotIds, legacy } = listedOfRows(rows);
+    if (snapshotIds !== undefined) putTemplates(snapshotIds, await this.snapshots.load(this.db, snapshotIds.values()));
+    if (subscriberRows !== undefined) putSubscribers(data, new Map(subscriberRows.map((row) => [row.id, toSubscriber(row)])));
     if (legacy === undefined) return { ...page, data };
     // By the primary key: the environment checked on the rows found (see environmentIs; without it SQLite read every
     // message of the environment through an environment index, 200 ms at 1M).
@@ -666,36 +651,21 @@ export class SqlMessageRepository implements MessageRepository {
     scope: string,
   ): Page<ListedMessage> | undefined {
     const query = messageTextPage.statement.compile(this.db, 'sqlite', pageParams(environmentId, filter, scope));
-    const rows = read(query) as Array<{ list_text: string | null; subscriber_id: string; total_count?: number | string | null }>;
+    const rows = read(query) as Array<TextPageRow & { total_count?: number | string | null }>;
     let total: number | string | null | undefined;
     if (rows.length > 0) total = rows[0]!.total_count;
     else total = (read(messageCounter.compile(this.db, 'sqlite', { environmentId, scope })) as Array<{ n: number | string | null }>)[0]?.n;
-    const pageRows = rows.length > filter.limit ? rows.slice(0, filter.limit) : rows;
-    const data: ListedMessage[] = [];
-    let snapshotIds: Map<ListedMessage, string> | undefined;
+    const { data, snapshotIds, legacy } = listedOfRows(rows.length > filter.limit ? rows.slice(0, filter.limit) : rows);
+    if (legacy !== undefined) return undefined;
+    if (snapshotIds !== undefined) putTemplates(snapshotIds, this.snapshots.loadTogether(this.db, snapshotIds.values(), read));
     const subscriberIds: string[] = [];
-    for (const row of pageRows) {
-      const text = row.list_text;
-      if (text === null || text === undefined) return undefined;
-      const listed: ListedMessage = { subscriberRecordId: row.subscriber_id, text };
-      const at = text.indexOf(MESSAGE_TEXT_TEMPLATE);
-      if (at >= 0) (snapshotIds ??= new Map()).set(listed, text.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH));
-      if (!subscriberIds.includes(row.subscriber_id)) subscriberIds.push(row.subscriber_id);
-      data.push(listed);
-    }
-    if (snapshotIds !== undefined) {
-      const texts = this.snapshots.loadTogether(this.db, snapshotIds.values(), read);
-      for (const [listed, id] of snapshotIds) listed.template = snapshotText(texts, id);
-    }
+    for (const listed of data) if (!subscriberIds.includes(listed.subscriberRecordId)) subscriberIds.push(listed.subscriberRecordId);
     if (subscriberIds.length > 0) {
       const byId = new Map<string, Subscriber>();
       for (const statement of subscribersByIdsStatements(this.db, 'sqlite', environmentId, subscriberIds)) {
         for (const row of read(statement) as SubscriberRow[]) byId.set(row.id, toSubscriber(row));
       }
-      for (const listed of data) {
-        const subscriber = byId.get(listed.subscriberRecordId);
-        if (subscriber) listed.subscriber = subscriber;
-      }
+      putSubscribers(data, byId);
     }
     return { data, page: filter.page, pageSize: filter.limit, hasMore: rows.length > filter.limit, totalCount: Number(total ?? 0) };
   }
@@ -989,6 +959,45 @@ export function applyMarkAs(message: Message, markAs: MarkAs, at: string): Messa
 /** The snapshot id each row written by toRow references, for saveSnapshots (a row's own keys are its columns). */
 const rowSnapshots = new WeakMap<MessageRow, string>();
 
+/** A row of messageTextPage: its list text, or (none) the message's id as legacy_id. */
+type TextPageRow = { list_text?: string | null; subscriber_id: string; legacy_id?: string | null };
+
+/**
+ * A text page's rows as listed messages, in the page's order: a row with a list text carries it, and the id of the
+ * template snapshot it references goes in `snapshotIds`; a row without one is in `legacy` by message id, to be read
+ * from its columns.
+ */
+function listedOfRows(rows: TextPageRow[]): { data: ListedMessage[]; snapshotIds?: Map<ListedMessage, string>; legacy?: Map<string, ListedMessage> } {
+  const data: ListedMessage[] = [];
+  let snapshotIds: Map<ListedMessage, string> | undefined;
+  let legacy: Map<string, ListedMessage> | undefined;
+  for (const row of rows) {
+    const text = row.list_text;
+    if (text === null || text === undefined) {
+      const listed: ListedMessage = { subscriberRecordId: row.subscriber_id };
+      (legacy ??= new Map()).set(row.legacy_id!, listed);
+      data.push(listed);
+      continue;
+    }
+    const listed: ListedMessage = { subscriberRecordId: row.subscriber_id, text };
+    const at = text.indexOf(MESSAGE_TEXT_TEMPLATE);
+    if (at >= 0) (snapshotIds ??= new Map()).set(listed, text.slice(at + 1, at + 1 + TEMPLATE_SNAPSHOT_ID_LENGTH));
+    data.push(listed);
+  }
+  return { data, snapshotIds, legacy };
+}
+
+function putTemplates(snapshotIds: Map<ListedMessage, string>, texts: Map<string, string>): void {
+  for (const [listed, id] of snapshotIds) listed.template = snapshotText(texts, id);
+}
+
+function putSubscribers(data: ListedMessage[], byId: Map<string, Subscriber>): void {
+  for (const listed of data) {
+    const subscriber = byId.get(listed.subscriberRecordId);
+    if (subscriber) listed.subscriber = subscriber;
+  }
+}
+
 function snapshotText(texts: Map<string, string>, id: string): string {
   const text = texts.get(id);
   if (text === undefined) throw new Error(`message template snapshot ${id} not found`);
@@ -1002,7 +1011,7 @@ function toRow(message: Message, externalSubscriberId: string, options: SqlStore
   // The workflow snapshot is kept once (message_templates) and referenced, in its place among the document's keys.
   let snapshotId: string | undefined;
   if (message.template !== null && typeof message.template === 'object') {
-    snapshotId = snapshots.idOf(JSON.stringify(message.template));
+    snapshotId = snapshots.idOfTemplate(message.template);
     document.template = TEMPLATE_SNAPSHOT_PREFIX + snapshotId;
   }
   const row: MessageRow = {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CompiledQuery, Kysely } from 'kysely';
+import { isDeepFrozen } from '../../domain/deep-freeze.js';
 import { TEMPLATE_SNAPSHOT_ID_LENGTH } from '../../domain/stored-message.js';
 import type { Database } from './schema.js';
 import { chunks } from './subscriber-repository.js';
@@ -23,16 +24,34 @@ export class TemplateSnapshots {
   private lastText = '';
   private lastId = '';
 
+  /** Deep-frozen snapshot objects met by idOfTemplate: their text and id, which cannot change. */
+  private readonly frozen = new WeakMap<object, { id: string; text: string }>();
+
   /** The id of a snapshot given as its JSON text; remembers the text, to be written by `save` before the message. */
-  idOf(text: string): string {
+  private idOf(text: string): string {
     let id = text === this.lastText ? this.lastId : undefined;
     if (id === undefined) {
       id = createHash('sha256').update(text).digest('hex').slice(0, TEMPLATE_SNAPSHOT_ID_LENGTH);
       this.lastText = text;
       this.lastId = id;
     }
-    if (!this.stored.has(id)) this.pending.set(id, text);
-    this.remember(id, text);
+    this.met(id, text);
+    return id;
+  }
+
+  /**
+   * idOf of a snapshot given as its object. A deep-frozen one (the template the messages of a cached workflow share,
+   * workflowTemplateOf) is stringified and hashed the first time only: after that its id is found by the object.
+   */
+  idOfTemplate(template: object): string {
+    const known = this.frozen.get(template);
+    if (known !== undefined) {
+      this.met(known.id, known.text);
+      return known.id;
+    }
+    const text = JSON.stringify(template);
+    const id = this.idOf(text);
+    if (Object.isFrozen(template) && isDeepFrozen(template)) this.frozen.set(template, { id, text });
     return id;
   }
 
@@ -100,6 +119,12 @@ export class TemplateSnapshots {
     found.set(row.id, row.text);
     this.remember(row.id, row.text);
     if (committed) this.stored.add(row.id);
+  }
+
+  /** A snapshot a message references: to be written by `save` unless its row is known to exist. */
+  private met(id: string, text: string): void {
+    if (!this.stored.has(id)) this.pending.set(id, text);
+    this.remember(id, text);
   }
 
   private remember(id: string, text: string): void {

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../domain/deep-freeze.js';
 import type { Workflow } from '../../domain/workflow.js';
 
 /**
@@ -50,12 +51,4 @@ export class WorkflowCache {
     const prefix = `${environmentId}\u0000`;
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const nested of Object.values(value)) deepFreeze(nested);
-  }
-  return value;
 }

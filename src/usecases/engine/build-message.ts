@@ -1,6 +1,6 @@
 import { isoNow } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
-import { toWorkflowTemplate } from '../../domain/workflow-shape.js';
+import { workflowTemplateOf } from '../../domain/workflow-shape.js';
 import type { DeliveryChannel, Message, MessageButton, MessageCta, MessageStatus } from '../../domain/types.js';
 import type { StepRun } from './step-context.js';
 
@@ -86,7 +86,7 @@ export function buildMessage(
     ...(outcome.address ?? {}),
   };
   if (workflow) {
-    message.template = toWorkflowTemplate(workflow);
+    message.template = workflowTemplateOf(workflow);
     message.templateIdentifier = workflow.workflowId;
   }
   if (channel === 'in_app') {

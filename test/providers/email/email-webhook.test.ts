@@ -1,19 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emailWebhookProvider } from '../../../src/providers/email/email-webhook.js';
-import type { EmailMessage } from '../../../src/providers/ports.js';
 import { startHttpFake, type HttpFake } from '../../fakes/http-fake.js';
+import { invoiceEmail as message } from '../../fakes/email-messages.js';
 import { testProviderContext } from '../../fakes/provider-context.js';
 
 const ctx = testProviderContext();
-const message: EmailMessage = {
-  to: ['ada@example.com', 'bob@example.com'],
-  cc: ['cc@example.com'],
-  subject: 'Invoice',
-  html: '<p>Paid</p>',
-  text: 'Paid',
-  replyTo: 'billing@herald.test',
-};
 
 let fake: HttpFake;
 beforeEach(async () => {

@@ -1,23 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resendProvider } from '../../../src/providers/email/resend.js';
-import type { EmailMessage } from '../../../src/providers/ports.js';
 import { startHttpFake, type HttpFake } from '../../fakes/http-fake.js';
+import { invoiceEmail as message, invoiceEmailWithAttachment as withAttachment } from '../../fakes/email-messages.js';
 import { testProviderContext } from '../../fakes/provider-context.js';
 import { providerFailure } from '../../fakes/provider-errors.js';
 
 const ctx = testProviderContext();
-const message: EmailMessage = {
-  to: ['ada@example.com', 'bob@example.com'],
-  cc: ['cc@example.com'],
-  subject: 'Invoice',
-  html: '<p>Paid</p>',
-  text: 'Paid',
-  replyTo: 'billing@herald.test',
-};
-const withAttachment: EmailMessage = {
-  ...message,
-  attachments: [{ filename: 'invoice.pdf', content: Buffer.from('%PDF').toString('base64'), mime: 'application/pdf' }],
-};
 
 let fake: HttpFake;
 beforeEach(async () => {

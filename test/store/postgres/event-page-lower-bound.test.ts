@@ -2,9 +2,8 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seekPage } from '../../../src/store/sql/notification-repository.js';
 import { openTestPostgres, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+import { nodesOf, type PlanNode } from '../../helpers/pg-plans.js';
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] }
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 
 /**
  * A deep events page on PostgreSQL (seekPage) over a table just filled, never vacuumed nor analysed (autovacuum off,

@@ -1,15 +1,10 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../../src/store/postgres/connection.js';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
 import { preparedName } from '../../../src/store/postgres/prepared-statements.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { seekPage } from '../../../src/store/sql/notification-repository.js';
-import type { Database } from '../../../src/store/sql/schema.js';
-import { growEvents } from '../../helpers/grow-events.js';
-import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
-
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] }
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+import { preparedEventsSchema } from '../../helpers/grow-events.js';
+import { servicesAvailable } from '../../helpers/databases.js';
+import { executedPlanOf, genericPlansOf } from '../../helpers/pg-plans.js';
 
 /**
  * The events page's seek (seekPage) runs prepared on PostgreSQL, and PostgreSQL settles on a generic plan after five
@@ -20,31 +15,16 @@ const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).fla
  * the environment. The statement's generic plan is what is held here (plan_cache_mode), whatever PostgreSQL would pick.
  */
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events page seek, prepared, on tables grown after its plan', () => {
-  let schema: TestSchema;
-  let db: Kysely<Database>;
   const env = 'env-prepared-seek';
   const ROWS = 15_000;
-
-  const grow = (from: number, to: number) => growEvents(db, env, from, to);
-
-  beforeAll(async () => {
-    schema = await createTestSchema();
-    // One connection: the statements prepared on it and the EXPLAIN EXECUTE below share it.
-    db = openPostgres(schema.url, 1);
-    await migrateToLatest(db, 'postgres');
-    await grow(1, 30);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.destroy();
-    await schema?.drop();
-  });
+  const { db: connection, grow } = preparedEventsSchema(env);
 
   it('its generic plans (with and without kept texts) made at 30 events read about the page\'s seconds at 15,000, and after analyze', async () => {
+    const db = connection();
     const before = '2030-01-01T00:00:00.000Z';
     const page = (offset: number, withTexts: boolean) => seekPage({ environmentId: env, before, limit: 11, offset }, withTexts);
     const generic = new Map<boolean, number>();
-    const plansOf = async (name: string) =>
-      Number((await sql<{ generic_plans: string }>`select generic_plans from pg_prepared_statements where name = ${name}`.execute(db)).rows[0]?.generic_plans ?? 0);
+    const plansOf = (name: string) => genericPlansOf(db, name);
     for (const withTexts of [false, true]) {
       for (let offset = 1; offset <= 8; offset++) await db.executeQuery(page(offset, withTexts));
       // PostgreSQL settled on its generic plan while the table held 30 events.
@@ -65,10 +45,7 @@ describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events p
       const name = preparedName(page(1, withTexts).sql)!;
       for (const offset of [10, 500, 5000, 12000]) {
         const query = page(offset, withTexts);
-        // EXECUTE takes its values as literals (the statement's own are strings and numbers).
-        const values = (query.parameters as unknown[]).map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`));
-        const { rows } = await sql.raw(`explain (analyze, format json) execute ${name}(${values.join(', ')})`).execute(db);
-        const nodes = nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
+        const nodes = await executedPlanOf(db, name, query);
         // No table read whole (the print's jobs and details included).
         expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']), `${state}, texts ${withTexts}, offset ${offset}`).toEqual([]);
         const events = nodes.filter((node) => node['Relation Name'] === 'notifications');

@@ -1,15 +1,10 @@
-import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../../src/store/postgres/connection.js';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
 import { preparedName } from '../../../src/store/postgres/prepared-statements.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { firstTextPage } from '../../../src/store/sql/notification-repository.js';
-import type { Database } from '../../../src/store/sql/schema.js';
-import { growEvents } from '../../helpers/grow-events.js';
-import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
-import { nodesOf, type PlanNode } from '../../helpers/pg-plans.js';
-
-type Node = PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number };
+import { preparedEventsSchema } from '../../helpers/grow-events.js';
+import { servicesAvailable } from '../../helpers/databases.js';
+import { executedPlanOf, genericPlansOf } from '../../helpers/pg-plans.js';
 
 /**
  * The events list's first page (offset 0, firstTextPage) runs prepared on PostgreSQL, and PostgreSQL settles on a
@@ -19,30 +14,15 @@ type Node = PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number };
  * primary key), no sort of the environment's events, no table read whole. Also after `vacuum analyze`.
  */
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events list first page, prepared, on tables grown after its plan', () => {
-  let schema: TestSchema;
-  let db: Kysely<Database>;
   const env = 'env-first-page';
   const ROWS = 15_000;
-
-  const grow = (from: number, to: number) => growEvents(db, env, from, to);
-
-  beforeAll(async () => {
-    schema = await createTestSchema();
-    // One connection: the statements prepared on it and the EXPLAIN EXECUTE below share it.
-    db = openPostgres(schema.url, 1);
-    await migrateToLatest(db, 'postgres');
-    await grow(1, 30);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.destroy();
-    await schema?.drop();
-  });
+  const { db: connection, grow } = preparedEventsSchema(env);
 
   it('its generic plans (with and without `after`) made at 30 events read the page\'s rows only at 15,000, and after analyze', async () => {
+    const db = connection();
     const page = (before: string, withAfter: boolean) =>
       firstTextPage({ environmentId: env, before, limit: 11, offset: 0, ...(withAfter ? { after: '2026-01-01T00:00:00.000Z' } : {}) });
-    const plansOf = async (name: string) =>
-      Number((await sql<{ generic_plans: string }>`select generic_plans from pg_prepared_statements where name = ${name}`.execute(db)).rows[0]?.generic_plans ?? 0);
+    const plansOf = (name: string) => genericPlansOf(db, name);
     const generic = new Map<boolean, number>();
     for (const withAfter of [false, true]) {
       const name = preparedName(page('2030-01-01T00:00:00.000Z', withAfter).sql);
@@ -64,9 +44,7 @@ describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events l
       for (const withAfter of [false, true]) {
         const query = page('2030-01-01T00:00:00.000Z', withAfter);
         const name = preparedName(query.sql)!;
-        const values = (query.parameters as unknown[]).map((value) => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`));
-        const { rows } = await sql.raw(`explain (analyze, format json) execute ${name}(${values.join(', ')})`).execute(db);
-        const nodes = nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan) as Node[];
+        const nodes = await executedPlanOf(db, name, query);
         const label = `${state}, after ${withAfter}: ${JSON.stringify(nodes.map((n) => [n['Node Type'], n['Relation Name'] ?? n['Index Name'] ?? '', n['Actual Rows']]))}`;
         expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name']), label).toEqual([]);
         const events = nodes.filter((node) => node['Relation Name'] === 'notifications');

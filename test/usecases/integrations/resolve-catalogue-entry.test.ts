@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/domain/errors.js';
 import { resolveCatalogueEntry } from '../../../src/usecases/integrations/resolve-catalogue-entry.js';
-
-function messagesOf(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).messages;
-  }
-  throw new Error('expected a ValidationError');
-}
+import { validationMessages } from '../../helpers/validation-messages.js';
 
 describe('resolveCatalogueEntry', () => {
   it('infers the channel of a single-channel provider and accepts the matching one', () => {
@@ -20,12 +10,12 @@ describe('resolveCatalogueEntry', () => {
   });
 
   it('needs the channel for clickatell and takes either of its two', () => {
-    expect(messagesOf(() => resolveCatalogueEntry({ providerId: 'clickatell' }))).toEqual([
+    expect(validationMessages(() => resolveCatalogueEntry({ providerId: 'clickatell' }))).toEqual([
       'channel is required for provider clickatell (email or sms)',
     ]);
     expect(resolveCatalogueEntry({ providerId: 'clickatell', channel: 'email' }).channel).toBe('email');
     expect(resolveCatalogueEntry({ providerId: 'clickatell', channel: 'sms' }).channel).toBe('sms');
-    expect(messagesOf(() => resolveCatalogueEntry({ providerId: 'clickatell', channel: 'push' }))).toEqual([
+    expect(validationMessages(() => resolveCatalogueEntry({ providerId: 'clickatell', channel: 'push' }))).toEqual([
       'channel push does not match provider clickatell (email or sms)',
     ]);
   });
@@ -35,16 +25,16 @@ describe('resolveCatalogueEntry', () => {
     expect(entry).toMatchObject({ id: 'anthropic', kind: 'agent' });
     expect(entry.channel).toBeUndefined();
     expect(resolveCatalogueEntry({ providerId: 'grafana', kind: 'agent' }).kind).toBe('agent');
-    expect(messagesOf(() => resolveCatalogueEntry({ providerId: 'grafana', channel: 'chat', kind: 'delivery' }))).toEqual([
+    expect(validationMessages(() => resolveCatalogueEntry({ providerId: 'grafana', channel: 'chat', kind: 'delivery' }))).toEqual([
       'channel must be absent for agent provider grafana',
       'kind must be agent for agent provider grafana',
     ]);
   });
 
   it('rejects kind agent for a delivery provider, and unknown ids naming the value', () => {
-    expect(messagesOf(() => resolveCatalogueEntry({ providerId: 'fcm', kind: 'agent' }))).toEqual([
+    expect(validationMessages(() => resolveCatalogueEntry({ providerId: 'fcm', kind: 'agent' }))).toEqual([
       'kind agent requires an agent provider; fcm is a delivery provider',
     ]);
-    expect(messagesOf(() => resolveCatalogueEntry({ providerId: 'SendGrid' }))).toEqual(['providerId "SendGrid" is not a known provider id']);
+    expect(validationMessages(() => resolveCatalogueEntry({ providerId: 'SendGrid' }))).toEqual(['providerId "SendGrid" is not a known provider id']);
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/domain/errors.js';
 import type { ChannelSettings } from '../../../src/domain/types.js';
 import {
   CHANNEL_SETTINGS_PROVIDER_IDS,
@@ -10,20 +9,11 @@ import {
   validateChannelCredentials,
   withoutProvider,
 } from '../../../src/usecases/subscriber-credentials/channel-settings.js';
+import { validationMessages } from '../../helpers/validation-messages.js';
 
 const entry = (providerId: string, integrationId: string, credentials: ChannelSettings['credentials']): ChannelSettings => ({
   providerId, credentials, _integrationId: integrationId,
 });
-
-function validationMessages(run: () => void): string[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).messages;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('channel settings rules', () => {
   it('accepts exactly the chat and push providers (the SDK enum: 17 chat + 8 push)', () => {
