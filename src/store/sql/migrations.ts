@@ -910,6 +910,42 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('execution_details_job').ifExists().execute();
     },
   },
+  '0033_notification_tenths_sqlite': {
+    // Embedded events list (issue 24, session 19): a deep page finds its second by notification_buckets (0027) and then
+    // walked that second's index entries up to the page (~40 ns each; bench:http writes 1,000-5,000 events a second, so
+    // ~250-1,250 entries walked per page on average, a tenth of its CPU). The counts per tenth of a second bound the walk
+    // to a tenth's events; kept by triggers as 0027's, so every writer keeps them exact in its own transaction. The
+    // table exists on PostgreSQL (one schema for both) but stays empty: its seek is one statement over the seconds.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('notification_tenths')
+        .addColumn('environment_id', 'text', (c) => c.notNull())
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('n', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('notification_tenths_pk', ['environment_id', 'bucket'])
+        .$call((table) => (db.getExecutor().adapter instanceof PostgresAdapter ? table : table.modifyEnd(sql`without rowid`)))
+        .execute();
+      if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+      await sql`
+        insert into notification_tenths (environment_id, bucket, n)
+        select environment_id, substr(created_at, 1, 21), count(*) from notifications group by 1, 2
+      `.execute(db);
+      const counted = (row: 'new' | 'old') => sql.raw(`environment_id = ${row}.environment_id and bucket = substr(${row}.created_at, 1, 21)`);
+      const add = sql`
+        insert into notification_tenths (environment_id, bucket, n) values (new.environment_id, substr(new.created_at, 1, 21), 1)
+          on conflict (environment_id, bucket) do update set n = n + 1;`;
+      const remove = sql`
+        update notification_tenths set n = n - 1 where ${counted('old')};
+        delete from notification_tenths where ${counted('old')} and n <= 0;`;
+      await sql`create trigger notification_tenths_insert after insert on notifications begin ${add} end`.execute(db);
+      await sql`create trigger notification_tenths_delete after delete on notifications begin ${remove} end`.execute(db);
+      await sql`
+        create trigger notification_tenths_move after update of environment_id, created_at on notifications
+        when old.environment_id is not new.environment_id or substr(old.created_at, 1, 21) is not substr(new.created_at, 1, 21)
+        begin ${remove} ${add} end
+      `.execute(db);
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

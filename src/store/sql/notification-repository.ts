@@ -268,7 +268,7 @@ export class SqlNotificationRepository implements NotificationRepository {
     };
     return snapshot.readTogether((read) => {
       const seek = offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined;
-      const found = (seek ? sqliteSeek(this.db, read, { ...params, before: filter.before! }, pages) : read(pages.down(filter.before, offset))).sort(newestFirst);
+      const found = (seek ? sqliteSeek(this.db, read, { ...params, before: filter.before!, tenthsFrom: this.options.tenthsFromEvents }, pages) : read(pages.down(filter.before, offset))).sort(newestFirst);
       const missing: Record<string, string> = {};
       let count = 0;
       for (const row of found) if (row.text === null) missing[`n${count++}`] = row.id;
@@ -343,7 +343,7 @@ export class SqlNotificationRepository implements NotificationRepository {
       }
       const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
       if (this.snapshot && offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined) {
-        return sqliteSeekPage(this.db, this.snapshot, { ...params, before: filter.before });
+        return sqliteSeekPage(this.db, this.snapshot, { ...params, before: filter.before, tenthsFrom: this.options.tenthsFromEvents });
       }
       return (await timeBoundedPage.execute(this.db, this.options.dialect, params)).rows as unknown as NotificationRow[];
     }
@@ -547,6 +547,12 @@ const SECONDS_PER_READ = 32;
  */
 const SECONDS_FIRST_READ = 8;
 /**
+ * From this many events in the page's second, sqliteSeek finds the page's tenth of that second (notification_tenths)
+ * before reading it: the tenths' statement (up to ten rows) costs about as much as walking ~100-150 index entries, and
+ * a page walks on average a quarter of its second's events without them (from the nearer end).
+ */
+const TENTHS_FROM_EVENTS = 400;
+/**
  * Below this many events a second on average over the seconds read, sqliteSeekPage walks the index from there:
  * reading a second's count into JavaScript costs about as much as walking 5-10 index entries (each ~50-80 ns).
  */
@@ -566,11 +572,12 @@ const SPARSE_EVENTS_PER_SECOND = 16;
 function sqliteSeekPage(
   db: Kysely<Database>,
   snapshot: SnapshotReader,
-  p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
+  p: { environmentId: string; after?: string; before: string; limit: number; offset: number; tenthsFrom?: number },
 ): Promise<NotificationRow[]> {
+  const { tenthsFrom: _tenthsFrom, ...bounds } = p;
   const pages = {
-    down: (before: string, offset: number) => timeBoundedPage.compile(db, 'sqlite', { ...p, before, offset }) as CompiledQuery<NotificationRow>,
-    up: (second: string, offset: number) => timeBoundedPageUp.compile(db, 'sqlite', { ...p, from: second, before: second + BUCKET_END, offset }) as CompiledQuery<NotificationRow>,
+    down: (before: string, offset: number) => timeBoundedPage.compile(db, 'sqlite', { ...bounds, before, offset }) as CompiledQuery<NotificationRow>,
+    up: (second: string, offset: number) => timeBoundedPageUp.compile(db, 'sqlite', { ...bounds, from: second, before: second + BUCKET_END, offset }) as CompiledQuery<NotificationRow>,
   };
   return snapshot.readTogether((read) => sqliteSeek(db, read, p, pages));
 }
@@ -586,7 +593,7 @@ function sqliteSeekPage(
 function sqliteSeek<R>(
   db: Kysely<Database>,
   read: <T>(query: CompiledQuery<T>) => T[],
-  p: { environmentId: string; after?: string; before: string; offset: number; limit: number },
+  p: { environmentId: string; after?: string; before: string; offset: number; limit: number; tenthsFrom?: number },
   pages: { down: (before: string, offset: number) => CompiledQuery<R>; up: (second: string, offset: number) => CompiledQuery<R> },
 ): R[] {
   const top = p.before.slice(0, BUCKET_LENGTH);
@@ -610,8 +617,12 @@ function sqliteSeek<R>(
         // In `before`'s second the page is read below `before` itself: nothing above that bound is in the bounds.
         if (bucket === top) return read(pages.down(p.before, p.offset));
         const fromNewest = p.offset - skipped;
-        const fromOldest = count - fromNewest - p.limit;
         // Every row of the second counts (not `after`'s second, whose rows at or below `after` are counted, not listed).
+        if (bucket !== floor && count >= (p.tenthsFrom ?? TENTHS_FROM_EVENTS)) {
+          const rows = readInTenth(db, read, p, pages, bucket, fromNewest);
+          if (rows) return rows;
+        }
+        const fromOldest = count - fromNewest - p.limit;
         if (fromOldest >= 0 && fromOldest < fromNewest && bucket !== floor) return read(pages.up(bucket, fromOldest)).reverse();
         return read(pages.down(bucket + BUCKET_END, fromNewest));
       }
@@ -624,6 +635,48 @@ function sqliteSeek<R>(
     if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return read(pages.down(below, p.offset - skipped));
   }
 }
+
+/**
+ * sqliteSeek's page inside a second found by its count (not `before`'s or `after`'s, every row of which is in the
+ * bounds): the second's tenths (notification_tenths, migration 0033) are added up newest first, in the same synchronous
+ * block, until they pass `fromNewest` (the rows of the second above the page); the page is then read from the tenth
+ * found, down from its top or, nearer its oldest end and wholly inside it, up from its start, so the walk is at most
+ * that tenth's events instead of the second's. Undefined when the tenths do not reach the offset (none kept): the
+ * caller reads by the second as before.
+ */
+function readInTenth<R>(
+  db: Kysely<Database>,
+  read: <T>(query: CompiledQuery<T>) => T[],
+  p: { environmentId: string; limit: number },
+  pages: { down: (before: string, offset: number) => CompiledQuery<R>; up: (second: string, offset: number) => CompiledQuery<R> },
+  second: string,
+  fromNewest: number,
+): R[] | undefined {
+  const tenths = read(tenthsOf.compile(db, 'sqlite', { environmentId: p.environmentId, from: second, below: second + BUCKET_END }) as CompiledQuery<{ bucket: string; n: number }>);
+  let skipped = 0;
+  for (const { bucket, n } of tenths) {
+    const count = Number(n);
+    if (skipped + count > fromNewest) {
+      const inTenth = fromNewest - skipped;
+      const fromOldest = count - inTenth - p.limit;
+      if (fromOldest >= 0 && fromOldest < inTenth) return read(pages.up(bucket, fromOldest)).reverse();
+      return read(pages.down(bucket + BUCKET_END, inTenth));
+    }
+    skipped += count;
+  }
+  return undefined;
+}
+
+/** A second's tenths (notification_tenths) with their counts, newest first: at most ten rows. */
+const tenthsOf = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>
+  db
+    .selectFrom('notification_tenths')
+    .select(['bucket', 'n'])
+    .where('environment_id', '=', p.environmentId)
+    .where('bucket', '>=', p.from)
+    .where('bucket', '<', p.below)
+    .orderBy('bucket', 'desc'),
+);
 
 /** How many of an environment's events lie in [from, below): sqliteSeekPage's rows of `before`'s second not listed. */
 const rowsFrom = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>

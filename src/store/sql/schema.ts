@@ -259,6 +259,18 @@ export interface NotificationBucketsTable {
 }
 
 /**
+ * SQLite (migration 0033): an environment's events per tenth of a second of created_at (`bucket`: its first 21
+ * characters, `2026-11-27T03:17:47.1`), kept by triggers as notification_buckets keeps the seconds. A deep page of the
+ * event list finds its second by notification_buckets and then its tenth here, and walks at most that tenth's events.
+ * PostgreSQL has the table, empty and never read.
+ */
+export interface NotificationTenthsTable {
+  environment_id: string;
+  bucket: string;
+  n: number;
+}
+
+/**
  * The list entry of an event whose jobs have all ended, as GET /v1/notifications writes it (migration 0029; SQLite
  * only): written by the worker, deleted by triggers on any later write to the event, its jobs or their details.
  */
@@ -408,6 +420,7 @@ export interface Database {
   messages: MessagesTable;
   message_counters: MessageCountersTable;
   notification_buckets: NotificationBucketsTable;
+  notification_tenths: NotificationTenthsTable;
   notification_texts: NotificationTextsTable;
   message_templates: MessageTemplatesTable;
   provider_reports: ProviderReportsTable;

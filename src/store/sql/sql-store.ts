@@ -41,6 +41,11 @@ export interface SqlStoreOptions {
    * small data.
    */
   seekFromOffset?: number;
+  /**
+   * SQLite: from how many events in a page's second its deep page is found by the second's tenths (default
+   * TENTHS_FROM_EVENTS; see sqliteSeek in notification-repository.ts). Tests set 1 to run it on small data.
+   */
+  tenthsFromEvents?: number;
   /** Time of recorded domain events (default the system clock). */
   clock?: Clock;
   /** The per-process cache of which environments have webhook endpoints; one is made when absent. */

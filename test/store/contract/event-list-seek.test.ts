@@ -30,6 +30,8 @@ for (const implementation of implementations) {
   describe.skipIf(!implementation.available)(`event list deep pages on ${implementation.name}`, () => {
     let database: TestSqlDatabase;
     let seekStore: SqlStore;
+    /** SQLite: the seek finds the page's tenth of its second in every second (notification_tenths, migration 0033). */
+    let tenthStore: SqlStore;
     let offsetStore: SqlStore;
     const env = newId();
     const other = newId();
@@ -80,7 +82,7 @@ for (const implementation of implementations) {
           const query: NotificationListFilter = { ...filter, page, limit };
           const want = { limit, page, ids: ids.slice(page * limit, (page + 1) * limit), hasMore: ids.length > (page + 1) * limit };
           const kept = await keptTexts(want.ids);
-          for (const store of [seekStore, offsetStore]) {
+          for (const store of [seekStore, tenthStore, offsetStore]) {
             const result = await store.notifications.list(env, query);
             expect({ limit, page, ids: result.data.map((event) => event._id), hasMore: result.hasMore }).toEqual(want);
             // The route's read: the same events, each as its kept text where it has one (SQLite keeps texts).
@@ -124,12 +126,22 @@ for (const implementation of implementations) {
       expect(kept.map(key).sort()).toEqual(counted.map(key).sort());
       const empty = await database.db.selectFrom('notification_buckets').select('bucket').where('n', '<=', 0).execute();
       expect(empty).toEqual([]);
+      if (implementation.name !== 'SQLite') return;
+      // SQLite's tenths of a second (0033) likewise.
+      const countedTenths = await database.db
+        .selectFrom('notifications')
+        .select(['environment_id', sql<string>`substr(created_at, 1, 21)`.as('bucket'), sql<number>`count(*)`.as('n')])
+        .groupBy(['environment_id', sql`substr(created_at, 1, 21)`])
+        .execute();
+      const keptTenths = await database.db.selectFrom('notification_tenths').select(['environment_id', 'bucket', 'n']).execute();
+      expect(keptTenths.map(key).sort()).toEqual(countedTenths.map(key).sort());
     }
 
     beforeAll(async () => {
       database = await implementation.open();
       const options = { dialect: database.dialect, secretBox: new SecretBox(randomBytes(32)) } as const;
       seekStore = new SqlStore(database.db, { ...options, seekFromOffset: 0 });
+      tenthStore = new SqlStore(database.db, { ...options, seekFromOffset: 0, tenthsFromEvents: 1 });
       offsetStore = new SqlStore(database.db, { ...options, seekFromOffset: Number.MAX_SAFE_INTEGER });
       const random = seededRandom(24);
       const batch: Row[] = [];
@@ -201,6 +213,48 @@ for (const implementation of implementations) {
         // Second 80 holds no event; second 63 does (its rows at or above `before` are counted apart).
         expect(await countsOfSecond(at(80, 0))).toBe(0);
         expect(await countsOfSecond(at(63, 500))).toBe(1);
+      } finally {
+        prototype.all = all;
+      }
+    });
+
+    it.skipIf(implementation.name !== 'SQLite')('reads a page of a dense second from its tenth, walking at most that tenth\'s events', async () => {
+      const probe = new BetterSqlite3(':memory:');
+      const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+      probe.close();
+      const all = prototype.all;
+      const statements: Array<{ text: string; parameters: unknown[] }> = [];
+      prototype.all = function counted(this: { source: string }, ...args: unknown[]) {
+        statements.push({ text: this.source, parameters: args[0] as unknown[] });
+        return all.apply(this, args);
+      };
+      const [{ most }] = await database.db
+        .selectFrom('notification_tenths')
+        .select(sql<number>`max(n)`.as('most'))
+        .where('environment_id', '=', env)
+        .execute() as [{ most: number }];
+      const before = at(70, 0);
+      const ids = expected({ before });
+      try {
+        // Pages 32-170 of 10 lie in seconds 60-65 (300 events each, ~30 a tenth): the page's statement skips fewer
+        // rows than a tenth holds (by the second alone it skipped up to half the second's, ~150).
+        for (const page of [40, 55, 71, 86, 99, 128, 150, 166]) {
+          for (const store of [tenthStore, seekStore]) {
+            statements.length = 0;
+            const result = await store.notifications.listWithTexts(env, { before, page, limit: 10 });
+            expect(result.data.map((event) => event._id)).toEqual(ids.slice(page * 10, page * 10 + 10));
+            const tenths = statements.filter((statement) => statement.text.includes('notification_tenths'));
+            const pageStatement = statements.find((statement) => / offset \?/.test(statement.text))!;
+            const skipped = Number(pageStatement.parameters[pageStatement.parameters.length - 1]);
+            if (store === tenthStore) {
+              expect(tenths).toHaveLength(1);
+              expect(skipped).toBeLessThan(Number(most));
+            } else {
+              // Below TENTHS_FROM_EVENTS a second (400) the seconds alone decide, as before 0033.
+              expect(tenths).toHaveLength(0);
+            }
+          }
+        }
       } finally {
         prototype.all = all;
       }

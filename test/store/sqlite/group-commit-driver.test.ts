@@ -188,4 +188,21 @@ describe('GroupCommitSqliteDriver', () => {
     await write;
     expect(durableIds()).toEqual(['last']);
   });
+
+  it('writes a LIMIT as cast(? as integer), so SQLite does not plan the cached statement again at every run, with the same rows', async () => {
+    await Promise.all(['a', 'b', 'c', 'd'].map((id, index) => insert(id, index)));
+    const page = (limit: number, offset?: number) => {
+      const query = db.selectFrom('items').select('id').orderBy('id').limit(limit);
+      return offset === undefined ? query : query.offset(offset);
+    };
+    // A bare `limit ?` is read by SQLite's planner (3.53) and marks the statement for a new plan whenever it is bound.
+    expect(page(2).compile().sql).toBe('select "id" from "items" order by "id" limit cast(? as integer)');
+    expect(page(2, 1).compile().sql).toBe('select "id" from "items" order by "id" limit cast(? as integer) offset ?');
+    const ids = async (limit: number, offset?: number) => (await page(limit, offset).execute()).map((row) => row.id);
+    expect(await ids(2)).toEqual(['a', 'b']);
+    expect(await ids(2, 1)).toEqual(['b', 'c']);
+    expect(await ids(0)).toEqual([]);
+    expect(await ids(-1, 3)).toEqual(['d']);
+    expect(await ids(10)).toEqual(['a', 'b', 'c', 'd']);
+  });
 });

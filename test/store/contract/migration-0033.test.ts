@@ -1,0 +1,72 @@
+import { Migrator, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../../src/domain/ids.js';
+import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { migrationProvider } from '../../../src/store/sql/migrations.js';
+import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+
+/**
+ * Events stored before the per-tenth counts existed (0033, SQLite) are counted by the migration, and the counts then
+ * follow later inserts, deletes and moves. PostgreSQL gets the table, empty (its seek reads the seconds only).
+ */
+const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
+  { name: 'SQLite', available: true, open: () => openTestSqlite({ migrate: false }) },
+  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: () => openTestPostgres({ migrate: false }) },
+];
+
+const at = (second: number, ms: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, 0) + second * 1000 + ms).toISOString();
+const tenth = (second: number, ms: number) => at(second, ms).slice(0, 21);
+
+function event(environmentId: string, createdAt: string) {
+  const id = newId();
+  return {
+    id, environment_id: environmentId, organization_id: 'org', subscriber_id: 'sub', external_subscriber_id: 'sub-1', subscriber_email: null,
+    template_id: null, transaction_id: `tx-${id}`, digested_notification_id: null, channels_mask: 1, severity: null, context_keys_norm: '',
+    document: '{}', created_at: createdAt, updated_at: createdAt,
+  };
+}
+
+for (const implementation of implementations) {
+  describe.skipIf(!implementation.available)(`notification_tenths backfill on ${implementation.name}`, () => {
+    let database: TestSqlDatabase;
+    const env = newId();
+    const other = newId();
+    const moved = event(env, at(3, 50));
+
+    async function counts(): Promise<string[]> {
+      const rows = await database.db.selectFrom('notification_tenths').select(['environment_id', 'bucket', 'n']).execute();
+      return rows.map((row) => `${row.environment_id === env ? 'env' : 'other'} ${row.bucket} ${Number(row.n)}`).sort();
+    }
+
+    beforeAll(async () => {
+      database = await implementation.open();
+      let migrationTableSchema: string | undefined;
+      if (database.dialect === 'postgres') migrationTableSchema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema;
+      const before0033 = { getMigrations: async () => Object.fromEntries(Object.entries(await migrationProvider.getMigrations()).filter(([name]) => name < '0033')) };
+      const { error } = await new Migrator({ db: database.db, provider: before0033, migrationTableSchema }).migrateToLatest();
+      if (error) throw error;
+      await database.db
+        .insertInto('notifications')
+        .values([event(env, at(1, 0)), event(env, at(1, 99)), event(env, at(1, 100)), event(env, at(2, 950)), event(other, at(1, 10)), moved])
+        .execute();
+      await migrateToLatest(database.db, database.dialect);
+    });
+    afterAll(async () => database?.close());
+
+    it.skipIf(implementation.name !== 'SQLite')('counts the events already stored, per environment and tenth of a second', async () => {
+      expect(await counts()).toEqual([`env ${tenth(1, 0)} 2`, `env ${tenth(1, 100)} 1`, `env ${tenth(2, 950)} 1`, `env ${tenth(3, 50)} 1`, `other ${tenth(1, 0)} 1`].sort());
+    });
+
+    it.skipIf(implementation.name !== 'SQLite')('then follows inserts, deletes and moved events', async () => {
+      await database.db.insertInto('notifications').values(event(env, at(2, 999))).execute();
+      await database.db.deleteFrom('notifications').where('environment_id', '=', other).execute();
+      await database.db.updateTable('notifications').set({ created_at: at(1, 150) }).where('id', '=', moved.id).execute();
+      expect(await counts()).toEqual([`env ${tenth(1, 0)} 2`, `env ${tenth(1, 100)} 2`, `env ${tenth(2, 950)} 2`].sort());
+    });
+
+    it.skipIf(implementation.name !== 'PostgreSQL')('leaves the table empty on PostgreSQL', async () => {
+      await database.db.insertInto('notifications').values(event(env, at(4, 0))).execute();
+      expect(await counts()).toEqual([]);
+    });
+  });
+}
