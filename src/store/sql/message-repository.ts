@@ -23,6 +23,7 @@ import type { Subscriber } from '../../domain/types.js';
 import { environmentIs } from './plan-hints.js';
 import { recordEngagement } from './overview-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
+import { BACKEND_SHARD_SQL } from './backend-shard.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
 
@@ -60,7 +61,11 @@ const COUNTED_COLUMNS = ['id', 'environment_id', 'channel', 'external_subscriber
 
 type CountedMessage = Pick<MessageRow, (typeof COUNTED_COLUMNS)[number]>;
 
-/** Counter rows per scope on PostgreSQL, so concurrent workers do not queue on one row lock (SQLite has one writer). */
+/**
+ * Counter rows per scope on PostgreSQL, so concurrent workers do not queue on one row lock (SQLite has one writer):
+ * the shards of a message's hash. A new message's environment-wide scopes go to its connection's shard instead
+ * (BACKEND_SHARD_SQL, see countedInsertStatements); readers sum every shard of a scope, whatever its number.
+ */
 const POSTGRES_COUNTER_SHARDS = 8;
 
 /**
@@ -614,7 +619,9 @@ export class SqlMessageRepository implements MessageRepository {
     deltas.take().forEach((counter, index) => {
       counters[`environment${index}`] = counter.environment_id;
       counters[`scope${index}`] = counter.scope;
-      counters[`shard${index}`] = counter.shard;
+      // The environment-wide scopes, which every concurrent write adds to, on the connection's shard; a subscriber's
+      // scope (rarely written twice at once) keeps the message's hash shard, so it spreads over 8 rows at most.
+      if (isSubscriberScope(counter.scope)) counters[`shard${index}`] = counter.shard;
       counters[`count${index}`] = counter.count;
     });
     return { inserted, counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters) };
@@ -717,6 +724,7 @@ export class SqlMessageRepository implements MessageRepository {
 const COUNTER_SCOPE_ALL = 'all';
 const channelScope = (channel: string) => `channel:${channel}`;
 const subscriberScope = (externalSubscriberId: string) => `subscriber:${externalSubscriberId}`;
+const isSubscriberScope = (scope: string) => scope.startsWith('subscriber:');
 const contextScope = (contextKeysNorm: string) => `context:${contextKeysNorm}`;
 
 /** The message_counters scopes of one message (migration 0005 backfills the same); a non-deleted message counts once in each. */
@@ -919,12 +927,14 @@ const upsertCounters = new ReusableInsert('message_counters', (query) =>
  * The counter upsert of a message insert that runs as the CTE `inserted` (see insertCountedAsOneStatement): rows
  * given as `environment<i>`, `scope<i>`, `shard<i>`, `count<i>` for i = 0, 1, ..., written only when `inserted`
  * returned a row, in the order given (take's order, as the multi-row upsert of `apply` writes them: an ORDER BY here
- * would sort by the database's collation, not the same order).
+ * would sort by the database's collation, not the same order). A row without `shard<i>` goes to the writing
+ * connection's shard (BACKEND_SHARD_SQL): one row per scope, so the order stays take's.
  */
 const upsertCountersIfInserted = new ReusableQuery((db, p: Record<string, unknown>) => {
   const rows: RawBuilder<unknown>[] = [];
   for (let index = 0; `scope${index}` in p; index++) {
-    rows.push(sql`(${p[`environment${index}`]}::text, ${p[`scope${index}`]}::text, ${p[`shard${index}`]}::integer, ${p[`count${index}`]}::integer)`);
+    const shard = `shard${index}` in p ? sql`${p[`shard${index}`]}::integer` : sql.raw(BACKEND_SHARD_SQL);
+    rows.push(sql`(${p[`environment${index}`]}::text, ${p[`scope${index}`]}::text, ${shard}, ${p[`count${index}`]}::integer)`);
   }
   const statement = sql`insert into message_counters (environment_id, scope, shard, count)
     select environment_id, scope, shard, count from (values ${sql.join(rows)}) as changes (environment_id, scope, shard, count)

@@ -946,6 +946,44 @@ const migrations: Record<string, Migration> = {
       `.execute(db);
     },
   },
+  '0034_notification_buckets_connection_shard': {
+    // Scaled-out deliveries (issue 24, session 19): every delivery's held write inserts its event, and 0026's trigger
+    // added it to the row of its second picked by a hash of the event's id (8 rows a second). That row stays locked
+    // until the write's commit is flushed, and with ten connections writing at once most writes waited on another's
+    // (`Lock:transactionid`). An event is now added to its connection's row of the second (the backend's process id
+    // modulo 32, as the counters of the same write, see backend-shard.ts), so writes running at one moment use different
+    // rows. A removed event is taken off one row of its second that still counts one (the lowest shard; FOR UPDATE
+    // waits for a concurrent change and rechecks `n > 0` on the row's newest version, moving on to the next row
+    // otherwise); a row that reaches zero is deleted, as before. Readers sum a second's rows whatever their shards.
+    // SQLite keeps its one shard (0027).
+    async up(db: Kysely<any>) {
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      await sql`
+        create or replace function notification_buckets_count() returns trigger language plpgsql as $$
+        declare
+          taken integer;
+        begin
+          if tg_op in ('DELETE', 'UPDATE') then
+            select shard into taken from notification_buckets
+              where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and n > 0
+              order by shard limit 1 for update;
+            if taken is not null then
+              update notification_buckets set n = n - 1
+                where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = taken;
+              delete from notification_buckets
+                where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = taken and n <= 0;
+            end if;
+          end if;
+          if tg_op in ('INSERT', 'UPDATE') then
+            insert into notification_buckets (environment_id, bucket, shard, n)
+              values (new.environment_id, substr(new.created_at, 1, 19), pg_backend_pid() % 32, 1)
+              on conflict (environment_id, bucket, shard) do update set n = notification_buckets.n + 1;
+          end if;
+          return null;
+        end $$
+      `.execute(db);
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

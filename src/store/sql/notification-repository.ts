@@ -515,7 +515,8 @@ export const notificationsByIds = new ReusableQuery((db, p: Record<string, strin
 export const SEEK_FROM_OFFSET = 1;
 /**
  * Seconds seekPage reads at most; below them it walks the index with OFFSET. Reading a second costs about as much as
- * skipping 8 index entries (8 shard rows), so a cap only matters where seconds hold fewer events than that. It was 16
+ * skipping 8 index entries (8 shard rows; since 0034 one row per connection that wrote events in the second, about as
+ * many), so a cap only matters where seconds hold fewer events than that. It was 16
  * until session 18: the events of bench:http are written as their triggers are processed (~300 a second scaled out),
  * so 16 seconds held ~5,000 events and every deeper page walked the rest of its offset in the index, a heap visit per
  * entry (10,266 entries for offset 15,000 of 31,000: 12.5 ms of 13.2, EXPLAIN ANALYZE). The seconds are read lazily,

@@ -4,8 +4,12 @@ import type { OverviewRepository, OverviewRows } from '../ports.js';
 import type { Database } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { ReusableInsert } from './reusable-query.js';
+import { BACKEND_SHARD_SQL } from './backend-shard.js';
 
-/** PostgreSQL: concurrent workers add to the same hour's row; spread over this many rows, summed when read. */
+/**
+ * PostgreSQL: concurrent workers add to the same hour's row; spread over this many rows, summed when read (the rows a
+ * step's end adds to use the connection's shard instead, see stepOutcomeStatementsFromMoved; readers sum any shard).
+ */
 const POSTGRES_OVERVIEW_SHARDS = 8;
 
 function shardOf(dialect: SqlStoreOptions['dialect'], id: string): number {
@@ -66,20 +70,20 @@ const addLatencyCount = new ReusableInsert('overview_latency', (query) =>
 /**
  * PostgreSQL: the same counts as `recordStepOutcome`, as statements to combine into the job's final save (see
  * `oneStatement`): each adds its row once per row of the CTE `moved` (the guarded status update's RETURNING), so
- * nothing is counted when the status did not move.
+ * nothing is counted when the status did not move. The shard is the writing connection's (BACKEND_SHARD_SQL), not the
+ * job's hash: every delivery ends a step here, and concurrent deliveries then rarely add to the same row.
  */
 export function stepOutcomeStatementsFromMoved(
   step: EndedStep,
   from = ' from moved',
 ): CompiledQuery<unknown>[] {
   const hour = hourOf(step.endedAt);
-  const shard = shardOf('postgres', step.jobId);
   const statements = [
     CompiledQuery.raw(
       'insert into "overview_counts" ("environment_id", "hour", "channel", "provider_id", "workflow_id", "outcome", "shard", "count") ' +
-        `select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, 1${from} ` +
+        `select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, ${BACKEND_SHARD_SQL}, 1${from} ` +
         'on conflict ("environment_id", "hour", "channel", "provider_id", "workflow_id", "outcome", "shard") do update set "count" = "overview_counts"."count" + 1',
-      [step.environmentId, hour, step.channel, step.providerId, step.workflowId, step.outcome, shard],
+      [step.environmentId, hour, step.channel, step.providerId, step.workflowId, step.outcome],
     ),
   ];
   if (step.outcome !== 'sent') return statements;
@@ -87,9 +91,9 @@ export function stepOutcomeStatementsFromMoved(
   statements.push(
     CompiledQuery.raw(
       'insert into "overview_latency" ("environment_id", "hour", "channel", "bucket", "shard", "count") ' +
-        `select $1::text, $2::text, $3::text, $4::integer, $5::integer, 1${from} ` +
+        `select $1::text, $2::text, $3::text, $4::integer, ${BACKEND_SHARD_SQL}, 1${from} ` +
         'on conflict ("environment_id", "hour", "channel", "bucket", "shard") do update set "count" = "overview_latency"."count" + 1',
-      [step.environmentId, hour, step.channel, latencyBucket(latencyMs), shard],
+      [step.environmentId, hour, step.channel, latencyBucket(latencyMs)],
     ),
   );
   return statements;
