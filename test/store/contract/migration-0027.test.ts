@@ -3,27 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
-import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+import type { TestSqlDatabase } from '../../helpers/databases.js';
+import { eventRow, eventTime, unmigratedImplementations } from '../../helpers/migration-events.js';
 
 /**
  * Events stored before the per-second counts existed (0026 on PostgreSQL, 0027 on SQLite) are counted by the
  * migration, and the counts then follow later writes.
  */
-const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
-  { name: 'SQLite', available: true, open: () => openTestSqlite({ migrate: false }) },
-  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: () => openTestPostgres({ migrate: false }) },
-];
+const implementations = unmigratedImplementations;
 
-const at = (second: number, ms: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, 0) + second * 1000 + ms).toISOString();
+const at = eventTime;
 
-function event(environmentId: string, createdAt: string) {
-  const id = newId();
-  return {
-    id, environment_id: environmentId, organization_id: 'org', subscriber_id: 'sub', external_subscriber_id: 'sub-1', subscriber_email: null,
-    template_id: null, transaction_id: `tx-${id}`, digested_notification_id: null, channels_mask: 1, severity: null, context_keys_norm: '',
-    document: '{}', created_at: createdAt, updated_at: createdAt,
-  };
-}
+const event = eventRow;
 
 for (const implementation of implementations) {
   describe.skipIf(!implementation.available)(`notification_buckets backfill on ${implementation.name}`, () => {

@@ -3,28 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import { migrateToLatest } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
-import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+import type { TestSqlDatabase } from '../../helpers/databases.js';
+import { eventRow, eventTime, unmigratedImplementations } from '../../helpers/migration-events.js';
 
 /**
  * Events stored before the per-tenth counts existed (0033, SQLite) are counted by the migration, and the counts then
  * follow later inserts, deletes and moves. PostgreSQL gets the table, empty (its seek reads the seconds only).
  */
-const implementations: Array<{ name: string; available: boolean; open: () => Promise<TestSqlDatabase> }> = [
-  { name: 'SQLite', available: true, open: () => openTestSqlite({ migrate: false }) },
-  { name: 'PostgreSQL', available: await servicesAvailable(['PostgreSQL']), open: () => openTestPostgres({ migrate: false }) },
-];
+const implementations = unmigratedImplementations;
 
-const at = (second: number, ms: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, 0) + second * 1000 + ms).toISOString();
+const at = eventTime;
 const tenth = (second: number, ms: number) => at(second, ms).slice(0, 21);
 
-function event(environmentId: string, createdAt: string) {
-  const id = newId();
-  return {
-    id, environment_id: environmentId, organization_id: 'org', subscriber_id: 'sub', external_subscriber_id: 'sub-1', subscriber_email: null,
-    template_id: null, transaction_id: `tx-${id}`, digested_notification_id: null, channels_mask: 1, severity: null, context_keys_norm: '',
-    document: '{}', created_at: createdAt, updated_at: createdAt,
-  };
-}
+const event = eventRow;
 
 for (const implementation of implementations) {
   describe.skipIf(!implementation.available)(`notification_tenths backfill on ${implementation.name}`, () => {
