@@ -15,6 +15,7 @@ import { runHttpLoad, type HttpLoadResult } from './lib/http-load.js';
 import { median } from './lib/rounds.js';
 import { createSeedPlan, seedListRows, seedProbes, seedSubscribers, type SeedProbes } from './lib/list-seed.js';
 import { benchMode, positiveInteger } from './lib/cli-options.js';
+import { vacuumAnalyzeOwnSchema } from './lib/schema-vacuum.js';
 
 /**
  * `npm run bench:lists`: throughput and latency of GET /v1/messages and GET /v1/notifications at growing
@@ -350,7 +351,10 @@ async function main(): Promise<void> {
       // checkpoint, so less of the seeding's writing (gigabytes at 1M) is still pending when the measurements start;
       // what remains is absorbed by the rounds. CHECKPOINT needs a superuser or pg_checkpoint: skipped without.
       if (target.dialect === 'postgres') {
-        await sql`vacuum analyze`.execute(db);
+        await vacuumAnalyzeOwnSchema({
+          run: async (text) => void (await sql.raw(text).execute(db)),
+          rows: async <T>(text: string) => (await sql.raw(text).execute(db)).rows as T[],
+        });
         await sql`checkpoint`.execute(db).catch((error: unknown) => log(`no checkpoint after seeding: ${(error as Error).message}`));
       }
       seeding.push({ size, seconds: round((Date.now() - seedStarted) / 1000, 1) });

@@ -10,6 +10,7 @@ import { positiveInteger } from './lib/cli-options.js';
 import { api, createInAppWorkflow, waitForMessages } from './lib/bench-client.js';
 import { growClones, openPostgresSeedConnection, openSqliteSeedConnection, prepareCloneSeed, seededMessages, type SeedConnection } from './lib/clone-seed.js';
 import { breakdownTable, storageBreakdown, type StorageBreakdown } from './lib/storage-breakdown.js';
+import { vacuumAnalyzeOwnSchema } from './lib/schema-vacuum.js';
 
 /**
  * `npm run bench:storage` (issue 24 point 4): the bytes Herald stores per delivered in-app message, per table and per
@@ -65,7 +66,7 @@ async function measure(mode: Mode, seed: SeedConnection, results: Measured[]): P
   const [environment] = await seed.rows<{ environment_id: string }>(`select environment_id from messages limit 1`);
   const count = async () => Number((await seed.rows<{ n: number | string }>(`select count(*) as n from messages`))[0]!.n);
   const take = async (seeded: boolean) => {
-    if (seed.dialect === 'postgres') await seed.run('vacuum analyze');
+    if (seed.dialect === 'postgres') await vacuumAnalyzeOwnSchema(seed);
     const messages = await count();
     const breakdown = await storageBreakdown(seed);
     results.push({ mode, messages, seeded, bytesPerMessage: breakdown.totalBytes / messages, breakdown });
