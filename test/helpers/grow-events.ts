@@ -34,18 +34,27 @@ export async function growEvents(db: Kysely<Database>, env: string, from: number
  * The set-up of a prepared events-page plan test, called inside its describe: a migrated schema of its own holding
  * events 1..30 of `env` (the plan is made then), on one connection (the statements prepared on it and the test's
  * EXPLAIN EXECUTE share it). `db()` once beforeAll has run; `grow` adds events with growEvents.
+ *
+ * `grow` writes through a second connection. The connection that holds the plans then stays idle during the
+ * inserts and answers PostgreSQL's catch-up signals for the shared invalidation queue; busy in a long insert while
+ * other tests run DDL on the same database, it could fall behind and get a reset, which drops every cached plan. The
+ * plan would then be made again at 15,000 events without statistics (a bitmap scan of every event and a sort), and
+ * the test would fail for a reason that is not the plan it checks.
  */
 export function preparedEventsSchema(env: string): { db: () => Kysely<Database>; grow: (from: number, to: number) => Promise<void> } {
   let schema: TestSchema | undefined;
   let db: Kysely<Database> | undefined;
-  const grow = (from: number, to: number) => growEvents(db!, env, from, to);
+  let writer: Kysely<Database> | undefined;
+  const grow = (from: number, to: number) => growEvents(writer!, env, from, to);
   beforeAll(async () => {
     schema = await createTestSchema();
     db = openPostgres(schema.url, 1);
+    writer = openPostgres(schema.url, 1);
     await migrateToLatest(db, 'postgres');
     await grow(1, 30);
   }, 60_000);
   afterAll(async () => {
+    await writer?.destroy();
     await db?.destroy();
     await schema?.drop();
   });
