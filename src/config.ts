@@ -21,8 +21,6 @@ export interface Config {
   databaseUrl?: string;
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
-  /** PostgreSQL connections of an API process (`herald api`): HERALD_API_DATABASE_POOL_SIZE, else an explicit HERALD_DATABASE_POOL_SIZE, else 5. */
-  apiDatabasePoolSize: number;
   /** Embedded: ms between WAL checkpoints on a thread of their own; 0 leaves them in the committing call. */
   sqliteCheckpointMs: number;
   /** Redis connection string; the in-process SQL queue when absent. */
@@ -297,9 +295,6 @@ function tracingConfig(env: Env): TracingConfig | undefined {
   };
 }
 
-/** An API process's PostgreSQL pool when neither HERALD_API_DATABASE_POOL_SIZE nor HERALD_DATABASE_POOL_SIZE is set. */
-export const API_DATABASE_POOL_SIZE = 5;
-
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const retention = optional(env, 'HERALD_ACTIVITY_RETENTION_DAYS');
   const config: Config = {
@@ -308,10 +303,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: resolve(env.HERALD_DATA_DIR || './data'),
     databaseUrl: optional(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'HERALD_DATABASE_POOL_SIZE', 10, 1, 1000),
-    // Fewer than a worker's: an API process's statements are short and its requests wait for PostgreSQL's CPU either
-    // way; with 10 connections on a busy server its backends cost more CPU per list page than with 5 (BENCHMARKS.md,
-    // session 20). A worker keeps 10: its jobs hold a connection across round trips (session 14: pool 4 was slower).
-    apiDatabasePoolSize: integer(env, 'HERALD_API_DATABASE_POOL_SIZE', integer(env, 'HERALD_DATABASE_POOL_SIZE', API_DATABASE_POOL_SIZE, 1, 1000), 1, 1000),
     // Embedded: WAL checkpoints on a thread of their own every this many ms, off the event loop (0: in the commit, as
     // SQLite does by default). See src/store/sqlite/background-checkpoint.ts.
     sqliteCheckpointMs: integer(env, 'HERALD_SQLITE_CHECKPOINT_MS', 50, 0, 60_000),

@@ -26,8 +26,7 @@ export function requireScaleoutConfig(config: Config, command: string): void {
 
 export async function startApi(config: Config = loadConfig()): Promise<RunningApi> {
   requireScaleoutConfig(config, 'api');
-  // An API process's own pool size (config.apiDatabasePoolSize); the worker and `herald start` keep databasePoolSize.
-  const container = await createContainer({ ...config, databasePoolSize: config.apiDatabasePoolSize }, { migrate: false });
+  const container = await createContainer(config, { migrate: false });
   const { deps } = container;
   try {
     // The keys are announced once, by the first process to start: they are stored hashed and cannot be shown again.
