@@ -984,6 +984,18 @@ const migrations: Record<string, Migration> = {
       `.execute(db);
     },
   },
+  '0037_subscribers_without_env_email': {
+    // Scaled-out deliveries (issue 24, session 20): subscribers_env_email (environment_id, email) served no query (the
+    // list's email filter compares lower(email)), but it led with environment_id as the unique index does, and its
+    // entries are the smallest (most emails are null). Without statistics (autovacuum off, or a table before its first
+    // ANALYZE), PostgreSQL's generic plan for a read by (environment, subscriberId) tied between the two from a few
+    // hundred to a thousand or two subscribers, and settled on this one: a walk of every subscriber of the environment
+    // per read, kept for the prepared statement's life (BENCHMARKS.md, session 19). Without it the read has one index
+    // that can find its row; every new subscriber also writes one index entry fewer.
+    async up(db: Kysely<any>) {
+      await db.schema.dropIndex('subscribers_env_email').ifExists().execute();
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type Selectable } from 'kysely';
 import { ConflictError } from '../../domain/errors.js';
 import type { Page, Subscriber } from '../../domain/types.js';
 import type { SubscriberListFilter, SubscriberRepository } from '../ports.js';
@@ -8,6 +8,8 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { NOT_DELETED } from './live-rows.js';
 import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
+import { markPrepared } from '../postgres/prepared-statements.js';
+import { CoalescedBatches } from '../redis/coalesced-batches.js';
 
 export type SubscriberRow = Selectable<SubscribersTable>;
 /** Every column of a subscriber row (toSubscriber reads them all), for statements that name them. */
@@ -17,10 +19,21 @@ export const SUBSCRIBER_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof SubscribersTable>;
 
 export class SqlSubscriberRepository implements SubscriberRepository {
+  /**
+   * PostgreSQL, outside a transaction: `findBySubscriberId`s made while one is in flight (the worker's concurrent
+   * jobs each resolve their recipient) wait for it and go out together as one statement (subscribersBySubscriberIdsPg).
+   * A read waits only for the one in flight, so it still runs after it was asked for.
+   */
+  private readonly bySubscriberId?: CoalescedBatches<{ environmentId: string; subscriberId: string }, Subscriber | undefined>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly options: SqlStoreOptions,
-  ) {}
+  ) {
+    if (options.dialect === 'postgres' && !db.isTransaction) {
+      this.bySubscriberId = new CoalescedBatches((keys) => this.findBySubscriberIds(keys), MAX_READ_BATCH);
+    }
+  }
 
   /** Throws ConflictError when a non-deleted subscriber of the environment already has this subscriberId. */
   async create(subscriber: Subscriber): Promise<Subscriber | undefined> {
@@ -47,8 +60,28 @@ export class SqlSubscriberRepository implements SubscriberRepository {
   }
 
   async findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {
+    if (this.bySubscriberId) return this.bySubscriberId.run({ environmentId, subscriberId });
+    return this.findOneBySubscriberId(environmentId, subscriberId);
+  }
+
+  private async findOneBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {
     const [row] = (await subscriberBySubscriberId.execute(this.db, this.options.dialect, { environmentId, subscriberId })).rows;
     return row && toSubscriber(row);
+  }
+
+  /** One batch of findBySubscriberId: alone as before, or several in one statement. */
+  private async findBySubscriberIds(
+    keys: Array<{ environmentId: string; subscriberId: string }>,
+  ): Promise<Array<PromiseSettledResult<Subscriber | undefined>>> {
+    if (keys.length === 1) return Promise.allSettled([this.findOneBySubscriberId(keys[0]!.environmentId, keys[0]!.subscriberId)]);
+    markPrepared(SUBSCRIBERS_BY_SUBSCRIBER_IDS_PG);
+    const query = CompiledQuery.raw(SUBSCRIBERS_BY_SUBSCRIBER_IDS_PG, [keys.map((key) => key.environmentId), keys.map((key) => key.subscriberId)]);
+    const { rows } = await this.db.executeQuery<SubscriberRow>(query);
+    const found = new Map(rows.map((row) => [`${row.environment_id}\u0000${row.subscriber_id}`, row]));
+    return keys.map((key) => {
+      const row = found.get(`${key.environmentId}\u0000${key.subscriberId}`);
+      return { status: 'fulfilled', value: row && toSubscriber(row) };
+    });
   }
 
   async findManyBySubscriberIds(environmentId: string, subscriberIds: string[]): Promise<Subscriber[]> {
@@ -225,6 +258,19 @@ export function toSubscriber(row: SubscriberRow): Subscriber {
     updatedAt: row.updated_at,
   };
 }
+
+/** At most this many subscribers read by one statement. */
+const MAX_READ_BATCH = 100;
+/**
+ * PostgreSQL: the live subscribers of any number of (environment, subscriberId) pairs, one text (prepared once), one
+ * look-up per pair (OFFSET 0 keeps each from being merged into a join), as subscriberBySubscriberId. Its generic plan
+ * probes the unique index at any table size since migration 0037 (session 19 undid this batch because, with
+ * subscribers_env_email still there, the plan made at a few hundred rows walked the environment per key;
+ * test/store/postgres/subscriber-read-plans.test.ts).
+ */
+const SUBSCRIBERS_BY_SUBSCRIBER_IDS_PG =
+  'select s.* from unnest($1::text[], $2::text[]) as k(environment_id, subscriber_id) cross join lateral ' +
+  '(select * from "subscribers" where "environment_id" = k.environment_id and "subscriber_id" = k.subscriber_id and "deleted" = 0 offset 0) as s';
 
 // The statements of the trigger path, compiled once (see ReusableQuery).
 const insertSubscriber = new ReusableInsert('subscribers', (query) =>
