@@ -27,6 +27,16 @@ afterAll(async () => {
 });
 
 describe('POST /v1/events/trigger', () => {
+  it('generates a time-ordered transactionId (UUID version 7) when the trigger names none', async () => {
+    const first = await trigger(server, { name: 'welcome', to: 'tx-order', payload: { orderId: 'o-tx-1' } });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const second = await trigger(server, { name: 'welcome', to: 'tx-order', payload: { orderId: 'o-tx-2' } });
+    const ids = [first.body.data.transactionId as string, second.body.data.transactionId as string];
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids[0]! < ids[1]!).toBe(true);
+    await server.waitForIdle();
+  });
+
   it('delivers an in-app message to an existing subscriber and records the event, job and details', async () => {
     await server.request('POST', '/v2/subscribers', { body: { subscriberId: 'ann', firstName: 'Ann', email: 'ann@example.com' } });
     const response = await trigger(server, { name: 'welcome', to: 'ann', payload: { orderId: 'o-1' }, context: { tenant: 'acme' } });

@@ -5,8 +5,8 @@ import type { EventOutbox, JobRepository, MessageRepository, NotificationReposit
 import { endedStepOf, jobInsertStatements, overviewOutcomeOf } from './job-repository.js';
 import { ONE_STATEMENT_MAX_PARAMETERS } from './notification-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
-import { stepOutcomeStatementsForNewJob } from './overview-repository.js';
-import type { SynchronousWriter } from './snapshot-reads.js';
+import { stepOutcomeStatementsForNewJob, stepOutcomeSumsForNewJob } from './overview-repository.js';
+import type { AddAtCommit, CommitSums, SynchronousWriter } from './snapshot-reads.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -27,7 +27,7 @@ export class HeldWrites {
   private readonly events: Array<{ event: NotificationEvent; jobs: StoredJob[] }> = [];
   private readonly jobs = new Map<string, { job: StoredJob; details: ExecutionDetail[] }>();
   /** Statements after the inserts of events and jobs, in call order. */
-  private readonly after: Array<CompiledQuery<unknown> | NamedStatement> = [];
+  private readonly after: Held[] = [];
   /** Inserts of subscribers a trigger names for the first time. */
   private readonly subscribers: Array<CompiledQuery<unknown>> = [];
   private readonly createdSubscribers = new Set<string>();
@@ -99,8 +99,12 @@ export class HeldWrites {
           if (!message._jobId || !held.jobs.has(message._jobId)) throw new Error(`held writes: message of job ${message._jobId} is not held`);
           if (held.messages > 0) throw new Error('held writes: one message per batch');
           held.messages += 1;
-          const { inserted, counters } = await base.messages.createStatements(message);
-          held.after.push(inserted, counters);
+          const { inserted, counters, counterRows } = await base.messages.createStatements(message);
+          // SQLite's block: the counters are added at the commit, summed with the other blocks' (CommitSums).
+          if (held.writer) {
+            const sums = base.messages.counterSums;
+            held.after.push(inserted, { add: counterRows.map((row) => ({ sums, key: `${row.environment_id}\n${row.scope}\n${row.shard}`, row, count: row.count })) });
+          } else held.after.push(inserted, counters);
           return { message, created: true };
         },
       },
@@ -160,7 +164,7 @@ export class HeldWrites {
 
   /** Writes what is held (nothing when nothing is). */
   async flush(): Promise<void> {
-    const statements: Array<CompiledQuery<unknown> | NamedStatement> = [...this.mustBeFree.map((id) => this.base.notifications.takenIdGuardStatement(id)), ...this.subscribers];
+    const statements: Held[] = [...this.mustBeFree.map((id) => this.base.notifications.takenIdGuardStatement(id)), ...this.subscribers];
     const keptTexts: Array<CompiledQuery<unknown>> = [];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));
@@ -171,14 +175,20 @@ export class HeldWrites {
       for (const job of current) {
         const outcome = overviewOutcomeOf(job);
         if (!outcome) continue;
-        statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
+        if (this.writer) statements.push({ add: stepOutcomeSumsForNewJob(this.base.db, endedStepOf(job, outcome)).map((added) => ({ ...added, count: 1 })) });
+        else statements.push(...stepOutcomeStatementsForNewJob(this.base.db, this.base.options.dialect, endedStepOf(job, outcome)));
       }
     }
     statements.push(...this.after, ...keptTexts);
     if (this.writer) {
-      if (statements.length > 0) await this.writer.writeTogether((run) => runInOrder(statements, run));
+      if (statements.length > 0) await this.writer.writeTogether((run, addAtCommit) => runInOrder(statements, run, addAtCommit));
       return;
     }
+    await this.flushAsOneStatement(statements as Array<CompiledQuery<unknown> | NamedStatement>);
+  }
+
+  /** Without a writer (PostgreSQL): nothing is held as sums (see the writer's branches above). */
+  private async flushAsOneStatement(statements: Array<CompiledQuery<unknown> | NamedStatement>): Promise<void> {
     const last = statements.pop();
     if (!last) return;
     const query = (statement: CompiledQuery<unknown> | NamedStatement) => ('name' in statement ? statement.query : statement);
@@ -212,14 +222,21 @@ export class HeldWrites {
  * SQLite: the held statements one after the other; a named statement's reader (the statement after it) runs only when
  * the named one returned rows, as it reads them on PostgreSQL (the message's counters count an inserted message).
  */
-function runInOrder(statements: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, run: (query: CompiledQuery) => QueryResult<unknown>): void {
+function runInOrder(statements: ReadonlyArray<Held>, run: (query: CompiledQuery) => QueryResult<unknown>, addAtCommit: AddAtCommit): void {
+  const perform = (statement: Held) => {
+    if ('add' in statement) for (const { sums, key, row, count } of statement.add) addAtCommit(sums, key, row, count);
+    else run('name' in statement ? statement.query : statement);
+  };
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!;
     if (!('name' in statement)) {
-      run(statement);
+      perform(statement);
       continue;
     }
     const reader = statements[++i];
-    if (run(statement.query).rows.length > 0 && reader) run('name' in reader ? reader.query : reader);
+    if (run(statement.query).rows.length > 0 && reader) perform(reader);
   }
 }
+
+/** A held write: a statement, a named one (read by the next), or counter rows added at the commit (SQLite). */
+type Held = CompiledQuery<unknown> | NamedStatement | { add: Array<{ sums: CommitSums<any>; key: string; row: unknown; count: number }> };

@@ -25,7 +25,7 @@ import { recordEngagement } from './overview-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { BACKEND_SHARD_SQL } from './backend-shard.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
-import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
+import { snapshotReaderOf, type CommitSums, type SnapshotReader } from './snapshot-reads.js';
 
 type MessageRow = Selectable<MessagesTable>;
 
@@ -602,7 +602,7 @@ export class SqlMessageRepository implements MessageRepository {
    * adds only when `inserted` has a row: PostgreSQL combines them by `oneStatement`, the insert before the upsert (which
    * reads `inserted`); SQLite runs the upsert only when the insert returned its row (see HeldWrites).
    */
-  async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown> }> {
+  async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown>; counterRows: MessageCountersTable[] }> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
     const row = this.toRow(message, externalSubscriberId);
     // Written now, before the held statements that reference it (once per snapshot and process).
@@ -610,11 +610,26 @@ export class SqlMessageRepository implements MessageRepository {
     return this.countedInsertStatements(row);
   }
 
-  private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown> } {
+  /**
+   * SQLite: message_counters rows added to by the blocks of one commit (the rows of createStatements' counterRows),
+   * summed and written at the commit (see CommitSums). The "all", channel and context rows are the same for most
+   * messages, so a commit of several deliveries updates each once.
+   */
+  readonly counterSums: CommitSums<MessageCountersTable> = {
+    write: (rows) => {
+      const summed = rows.map(({ row, count }) => ({ ...row, count })).sort(compareCounterRows);
+      return [...chunks(summed, INSERT_BATCH)].map((batch) => upsertCounters.compile(this.db, this.options.dialect, batch));
+    },
+  };
+
+  private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown>; counterRows: MessageCountersTable[] } {
     const deltas = new MessageCounterDeltas(this.options.dialect);
     deltas.add(row, 1);
     const inserted = { name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) };
-    if (this.options.dialect !== 'postgres') return { inserted, counters: upsertCounters.compile(this.db, this.options.dialect, deltas.take()) };
+    if (this.options.dialect !== 'postgres') {
+      const counterRows = deltas.take();
+      return { inserted, counters: upsertCounters.compile(this.db, this.options.dialect, counterRows), counterRows };
+    }
     const counters: Record<string, unknown> = {};
     deltas.take().forEach((counter, index) => {
       counters[`environment${index}`] = counter.environment_id;
@@ -624,7 +639,7 @@ export class SqlMessageRepository implements MessageRepository {
       if (isSubscriberScope(counter.scope)) counters[`shard${index}`] = counter.shard;
       counters[`count${index}`] = counter.count;
     });
-    return { inserted, counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters) };
+    return { inserted, counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters), counterRows: [] };
   }
 
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */

@@ -5,6 +5,7 @@ import type { Database } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
 import { ReusableInsert } from './reusable-query.js';
 import { BACKEND_SHARD_SQL } from './backend-shard.js';
+import type { CommitSums } from './snapshot-reads.js';
 
 /**
  * PostgreSQL: concurrent workers add to the same hour's row; spread over this many rows, summed when read (the rows a
@@ -106,6 +107,49 @@ export function stepOutcomeStatementsFromMoved(
  */
 export function stepOutcomeStatementsForNewJob(db: Kysely<Database>, dialect: SqlStoreOptions['dialect'], step: EndedStep): CompiledQuery<unknown>[] {
   return dialect === 'postgres' ? stepOutcomeStatementsFromMoved(step, '') : stepOutcomeStatements(db, dialect, step);
+}
+
+/**
+ * SQLite, the held writes' synchronous block: the counts of `stepOutcomeStatementsForNewJob` as rows to add at the
+ * commit (see CommitSums): the deliveries of one commit mostly add to the same hour's rows, written once per commit.
+ */
+export function stepOutcomeSumsForNewJob(db: Kysely<Database>, step: EndedStep): Array<{ sums: CommitSums<Record<string, unknown>>; key: string; row: Record<string, unknown> }> {
+  const hour = hourOf(step.endedAt);
+  const shard = shardOf('sqlite', step.jobId);
+  const counts = { environment_id: step.environmentId, hour, channel: step.channel, provider_id: step.providerId, workflow_id: step.workflowId, outcome: step.outcome, shard };
+  const added: Array<{ sums: CommitSums<Record<string, unknown>>; key: string; row: Record<string, unknown> }> = [{ sums: outcomeSumsOf(db), key: JSON.stringify(Object.values(counts)), row: counts }];
+  if (step.outcome !== 'sent') return added;
+  const latencyMs = Math.max(0, Date.parse(step.endedAt) - Date.parse(step.createdAt));
+  const latency = { environment_id: step.environmentId, hour, channel: step.channel, bucket: latencyBucket(latencyMs), shard };
+  added.push({ sums: latencySumsOf(db), key: JSON.stringify(Object.values(latency)), row: latency });
+  return added;
+}
+
+const sumOutcomeCounts = new ReusableInsert('overview_counts', (query) =>
+  query.onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard']).doUpdateSet({ count: sql<number>`overview_counts.count + excluded.count` })),
+);
+const sumLatencyCounts = new ReusableInsert('overview_latency', (query) =>
+  query.onConflict((oc) => oc.columns(['environment_id', 'hour', 'channel', 'bucket', 'shard']).doUpdateSet({ count: sql<number>`overview_latency.count + excluded.count` })),
+);
+/** One CommitSums per database and table: a commit sums the rows of one CommitSums object. */
+const outcomeSums = new WeakMap<Kysely<Database>, CommitSums<Record<string, unknown>>>();
+const latencySums = new WeakMap<Kysely<Database>, CommitSums<Record<string, unknown>>>();
+function outcomeSumsOf(db: Kysely<Database>): CommitSums<Record<string, unknown>> {
+  let sums = outcomeSums.get(db);
+  if (!sums) outcomeSums.set(db, (sums = { write: (rows) => chunkedUpserts(db, sumOutcomeCounts, rows) }));
+  return sums;
+}
+function latencySumsOf(db: Kysely<Database>): CommitSums<Record<string, unknown>> {
+  let sums = latencySums.get(db);
+  if (!sums) latencySums.set(db, (sums = { write: (rows) => chunkedUpserts(db, sumLatencyCounts, rows) }));
+  return sums;
+}
+function chunkedUpserts(db: Kysely<Database>, insert: ReusableInsert<'overview_counts'> | ReusableInsert<'overview_latency'>, rows: Array<{ row: Record<string, unknown>; count: number }>): CompiledQuery[] {
+  const statements: CompiledQuery[] = [];
+  for (let i = 0; i < rows.length; i += 100) {
+    statements.push(insert.compile(db, 'sqlite', rows.slice(i, i + 100).map(({ row, count }) => ({ ...row, count }))));
+  }
+  return statements;
 }
 
 /** An in-app message became read/seen (+1) or not (−1): counted in the hour the message was created. */

@@ -16,9 +16,24 @@ export interface SnapshotReader {
  * either: unlike a transaction, the block never spans an await.
  */
 export interface SynchronousWriter {
-  /** Waits for any explicit transaction to end, then runs `work` at once; `run` executes one statement. */
-  writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T>;
+  /**
+   * Waits for any explicit transaction to end, then runs `work` at once; `run` executes one statement, `addAtCommit`
+   * adds to a counter row written at the shared commit (kept only when the whole block succeeds).
+   */
+  writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>, addAtCommit: AddAtCommit) => T): Promise<T>;
 }
+
+/**
+ * Counter rows that many blocks of one commit add to (the messages list's totals, the overview's counts): summed by
+ * `key` over the blocks of the commit and written once per row, in the same transaction just before its commit,
+ * instead of one upsert of the same hot row per block.
+ */
+export interface CommitSums<R> {
+  /** The upserts that add each summed row's count. */
+  write(rows: Array<{ row: R; count: number }>): CompiledQuery[];
+}
+
+export type AddAtCommit = <R>(sums: CommitSums<R>, key: string, row: R, count: number) => void;
 
 const readers = new WeakMap<Kysely<any>, SnapshotReader & Partial<SynchronousWriter>>();
 

@@ -11,6 +11,7 @@ import {
   type LimitNode,
   type QueryResult,
 } from 'kysely';
+import type { AddAtCommit, CommitSums } from '../sql/snapshot-reads.js';
 
 /**
  * Kysely's SQLite driver with group commit. SQLite in WAL mode spends most of a small write on its commit (writing
@@ -107,15 +108,21 @@ export class GroupCommitSqliteDriver implements Driver {
    * transaction), then one wait for the shared commit. Unlike an explicit transaction it never holds other statements
    * across an await: `work` runs to its end before anything else can. Waits first for an explicit transaction to end.
    */
-  async writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> {
+  async writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>, addAtCommit: AddAtCommit) => T): Promise<T> {
     while (this.explicit) await this.explicitEnded!.promise;
     this.openGroup();
     const group = this.group!;
     this.sqlite.exec('savepoint herald_together');
     let result: T;
+    // Added to the group only once the block is released: a block that fails adds nothing.
+    const added: Array<[CommitSums<unknown>, string, unknown, number]> = [];
     try {
-      result = work((query) => this.run(this.sqlite.prepare(query.sql), query.parameters as unknown[]));
+      result = work(
+        (query) => this.run(this.sqlite.prepare(query.sql), query.parameters as unknown[]),
+        (sums, key, row, count) => void added.push([sums as CommitSums<unknown>, key, row, count]),
+      );
       this.sqlite.exec('release herald_together');
+      for (const [sums, key, row, count] of added) group.add(sums, key, row, count);
     } catch (error) {
       // An error that ended the shared transaction (I/O) has already failed the group's waiters (see `run`).
       if (this.sqlite.inTransaction) {
@@ -187,6 +194,8 @@ export class GroupCommitSqliteDriver implements Driver {
     if (!group) return;
     this.group = undefined;
     try {
+      // The summed counter rows of the group's blocks, in its transaction: committed with them or not at all.
+      for (const query of group.sumStatements()) this.run(this.sqlite.prepare(query.sql), query.parameters as unknown[]);
       this.sqlite.exec('commit');
     } catch (error) {
       if (this.sqlite.inTransaction) this.sqlite.exec('rollback');
@@ -206,6 +215,26 @@ export class GroupCommitSqliteDriver implements Driver {
 /** The writes waiting for one shared commit. */
 class PendingGroup {
   private readonly waiters: Array<{ resolve(): void; reject(error: unknown): void }> = [];
+  private sums?: Map<CommitSums<unknown>, Map<string, { row: unknown; count: number }>>;
+
+  add(sums: CommitSums<unknown>, key: string, row: unknown, count: number): void {
+    this.sums ??= new Map();
+    let rows = this.sums.get(sums);
+    if (!rows) this.sums.set(sums, (rows = new Map()));
+    const existing = rows.get(key);
+    if (existing) existing.count += count;
+    else rows.set(key, { row, count });
+  }
+
+  sumStatements(): CompiledQuery[] {
+    if (!this.sums) return [];
+    const statements: CompiledQuery[] = [];
+    for (const [sums, rows] of this.sums) {
+      const changed = [...rows.values()].filter((entry) => entry.count !== 0);
+      if (changed.length > 0) statements.push(...sums.write(changed));
+    }
+    return statements;
+  }
 
   join(): Promise<void> {
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { contextKeysFromContext, type TriggerContext } from '../../domain/context-keys.js';
 import { UnprocessableError, ValidationError } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
+import { newId, newTransactionId } from '../../domain/ids.js';
 import { isoNow } from '../../domain/clock.js';
 import { validatePayload } from '../../domain/payload-schema.js';
 import type { Caller } from '../../domain/types.js';
@@ -99,7 +98,7 @@ export async function acceptTrigger(
     _id: newId(deps.clock.now()),
     environmentId: input.caller.environmentId,
     organizationId: input.caller.organizationId,
-    transactionId: input.transactionId ?? randomUUID(),
+    transactionId: input.transactionId ?? newTransactionId(deps.clock.now()),
     workflowId: input.workflow.workflowId,
     request: stripUndefined(input.request),
     state: 'accepted',

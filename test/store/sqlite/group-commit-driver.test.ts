@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from '../../../src/store/sqlite/group-commit-driver.js';
+import type { CommitSums } from '../../../src/store/sql/snapshot-reads.js';
 
 interface TestDb {
   items: { id: string; value: number };
@@ -161,6 +162,44 @@ describe('GroupCommitSqliteDriver', () => {
     // The connection is usable afterwards, in and out of blocks.
     await driver.writeTogether((run) => run(compiledInsert('w3')));
     expect(durableIds()).toEqual(['after', 'before', 'dup', 'w3']);
+  });
+
+  it("sums the blocks' counts per row and writes them once, in the commit; a block that fails adds nothing", async () => {
+    await sql`create table counts (id text primary key, n integer not null)`.execute(db);
+    const written: Array<Array<{ row: string; count: number }>> = [];
+    const sums: CommitSums<string> = {
+      write: (rows) => {
+        written.push(rows);
+        return rows.map(({ row, count }) => sql`insert into counts (id, n) values (${row}, ${count}) on conflict (id) do update set n = n + excluded.n`.compile(db));
+      },
+    };
+    await insert('dup');
+    commits = 0;
+    const blocks = [
+      driver.writeTogether((run, add) => void (run(compiledInsert('b1')), add(sums, 'a', 'a', 1), add(sums, 'b', 'b', 1))),
+      driver.writeTogether((run, add) => void (add(sums, 'a', 'a', 1), run(compiledInsert('dup')))),
+      driver.writeTogether((run, add) => void (run(compiledInsert('b3')), add(sums, 'a', 'a', 1))),
+    ];
+    const settled = await Promise.allSettled(blocks);
+    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(commits).toBe(1);
+    expect(written).toEqual([[{ row: 'a', count: 2 }, { row: 'b', count: 1 }]]);
+    expect(other.prepare('select id, n from counts order by id').all()).toEqual([{ id: 'a', n: 2 }, { id: 'b', n: 1 }]);
+    // A later commit starts from nothing.
+    await driver.writeTogether((_run, add) => add(sums, 'b', 'b', 5));
+    expect(other.prepare('select id, n from counts order by id').all()).toEqual([{ id: 'a', n: 2 }, { id: 'b', n: 6 }]);
+  });
+
+  it('rolls the whole commit back when writing its sums fails', async () => {
+    const sums: CommitSums<string> = { write: () => [sql`insert into missing_table (id) values (1)`.compile(db)] };
+    const block = driver.writeTogether((run, add) => void (run(compiledInsert('s1')), add(sums, 'a', 'a', 1)));
+    const outside = insert('s2');
+    await expect(block).rejects.toThrow(/missing_table/);
+    await expect(outside).rejects.toThrow(/missing_table/);
+    expect(durableIds()).not.toContain('s1');
+    expect(durableIds()).not.toContain('s2');
+    await insert('s3');
+    expect(durableIds()).toContain('s3');
   });
 
   it('waits for an open explicit transaction before it writes', async () => {

@@ -270,15 +270,48 @@ describe('processTrigger: the first step written with its event', () => {
     // updated, its details in two inserts, the trigger's state in a commit of its own).
     expect(kinds.filter((kind) => kind !== 'select')).toEqual([
       'begin', 'savepoint', 'insert into "notifications"', 'insert into "jobs"', 'insert into "execution_details"',
-      'insert into "overview_counts"', 'insert into "overview_latency"', 'insert into "messages"', 'insert into "message_counters"',
+      'insert into "messages"',
       'update "triggers"',
       // The event's kept list text, rendered from the held records (2026-11-26, session 16): before, it was read back
       // once written (three selects) and kept in a transaction of its own (begin, savepoint, insert, release, commit).
       'insert into "notification_texts"',
-      'release', 'commit',
+      'release',
+      // The counts (overview, the messages list's totals) summed over the commit's blocks, written just before it
+      // (2026-11-27, session 18): before, each block upserted the same hot rows inside the savepoint.
+      'insert into "overview_counts"', 'insert into "overview_latency"', 'insert into "message_counters"',
+      'commit',
     ]);
     expect(kinds.filter((kind) => kind === 'select').length).toBeLessThanOrEqual(5);
     expect((await eventsOf(server, trigger.transactionId))[0].jobs.map((job: any) => job.status)).toEqual(['completed']);
+  });
+
+  it('SQLite: the counts of the deliveries of one commit are summed and written once, exact', async (context) => {
+    if (server.deps.config.databaseUrl) return context.skip();
+    const subscribers = [await insertSubscriber(server.deps.store, scope), await insertSubscriber(server.deps.store, scope), await insertSubscriber(server.deps.store, scope)];
+    const triggers = await Promise.all(subscribers.map((subscriber) => acceptedTrigger('held-one', subscriber.subscriberId)));
+    const hour = new Date().toISOString().slice(0, 13);
+    const range = { fromHour: hour, toHour: '2100-01-01T00', bucket: 'hour' as const };
+    const sent = async () => (await server.deps.store.overview.read(scope.environmentId, range)).totals.filter((row) => row.outcome === 'sent').reduce((sum, row) => sum + row.count, 0);
+    const total = async (query: string) => (await server.request('GET', `/v1/messages?${query}&limit=1`)).body.totalCount as number;
+    const before = { sent: await sent(), inApp: await total('channel=in_app'), all: await total('page=0'), first: await total(`subscriberId=${subscribers[0]!.subscriberId}`) };
+    const upserts: string[] = [];
+    const statementPrototype = Object.getPrototypeOf(new BetterSqlite3(':memory:').prepare('select 1'));
+    const run = statementPrototype.run;
+    statementPrototype.run = function (this: { source: string }, ...args: unknown[]) {
+      if (/^insert into "(message_counters|overview_counts|overview_latency)"/.test(this.source)) upserts.push(this.source.match(/^insert into "(\w+)"/)![1]!);
+      return run.apply(this, args);
+    };
+    try {
+      // Started together, the three first steps write their blocks in one event-loop turn: one commit.
+      await Promise.all(triggers.map((trigger) => processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep })));
+    } finally {
+      statementPrototype.run = run;
+    }
+    expect(upserts.sort()).toEqual(['message_counters', 'overview_counts', 'overview_latency']);
+    expect(await sent()).toBe(before.sent + 3);
+    expect(await total('channel=in_app')).toBe(before.inApp + 3);
+    expect(await total('page=0')).toBe(before.all + 3);
+    expect(await total(`subscriberId=${subscribers[0]!.subscriberId}`)).toBe(before.first + 1);
   });
 
   it('SQLite: the list text kept with the write is byte for byte the event as a read of it assembles it', async (context) => {
