@@ -228,6 +228,39 @@ describe('GroupCommitSqliteDriver', () => {
     expect(durableIds()).toEqual(['last']);
   });
 
+  it('reads a block in one read transaction: one snapshot against another connection\'s write, nothing left open, the shared one untouched', async () => {
+    await insert('a', 1);
+    const writer = new BetterSqlite3(join(dir, 'test.sqlite'));
+    try {
+      const count = db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).compile();
+      // Another connection (the CLI, another process) commits between the block's two reads: the second still sees
+      // the state of the first (without the read transaction each statement saw the file as of its own start).
+      const seen = await driver.readTogether((read) => {
+        const first = read(count)[0]!.n;
+        writer.prepare("insert into items (id, value) values ('b', 2)").run();
+        return [first, read(count)[0]!.n];
+      });
+      expect(seen).toEqual([1, 1]);
+      expect(sqlite.inTransaction).toBe(false);
+      expect(await driver.readTogether((read) => read(count)[0]!.n)).toBe(2);
+      // A failing block ends its read transaction too.
+      await expect(driver.readTogether(() => { throw new Error('boom'); })).rejects.toThrow('boom');
+      expect(sqlite.inTransaction).toBe(false);
+      // Inside the shared write transaction the block reads it (its pending write) and leaves its commit to the group.
+      const write = insert('c', 3);
+      while (!sqlite.inTransaction) await Promise.resolve();
+      const committed = commits;
+      expect(await driver.readTogether((read) => read(count)[0]!.n)).toBe(3);
+      expect(sqlite.inTransaction).toBe(true);
+      expect(commits).toBe(committed);
+      await write;
+      expect(commits).toBe(committed + 1);
+      expect(durableIds()).toEqual(['a', 'b', 'c']);
+    } finally {
+      writer.close();
+    }
+  });
+
   it('writes a LIMIT as cast(? as integer), so SQLite does not plan the cached statement again at every run, with the same rows', async () => {
     await Promise.all(['a', 'b', 'c', 'd'].map((id, index) => insert(id, index)));
     const page = (limit: number, offset?: number) => {
