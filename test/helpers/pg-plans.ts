@@ -53,3 +53,13 @@ export async function executedPlanOf(db: Kysely<any>, name: string, query: Compi
   const { rows } = await sql.raw(`explain (analyze, format json) execute ${name}(${values.join(', ')})`).execute(db);
   return nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
 }
+
+/** The plan's reads of tables and indexes, `<Node Type> <Index Name>`, the root first (writes left out). */
+export const scansOf = (nodes: PlanNode[]): string[] =>
+  nodes.filter((node) => node['Relation Name'] !== undefined && node['Node Type'] !== 'ModifyTable').map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
+
+/** A statement with its array parameters as array literals, which genericPlanOf passes as text. */
+export const withArrayLiterals = (query: CompiledQuery): CompiledQuery => ({
+  ...query,
+  parameters: query.parameters.map((value) => (Array.isArray(value) ? `{${value.map((item) => JSON.stringify(String(item))).join(',')}}` : value)),
+});

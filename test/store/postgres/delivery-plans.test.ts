@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/store/sql/schema.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
-import { SecretBox } from '../../../src/store/secret-box.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
-import { createTestSchema, servicesAvailable, type TestSchema } from '../../helpers/databases.js';
-import { genericPlanOf, type PlanNode } from '../../helpers/pg-plans.js';
+import { servicesAvailable } from '../../helpers/databases.js';
+import { genericPlanOf, scansOf, withArrayLiterals } from '../../helpers/pg-plans.js';
+import { recordingPostgresStore } from '../../helpers/recording-postgres-store.js';
 
 /**
  * The generic plans of the by-key statements a scaled-out delivery runs (issue 24, BENCHMARKS.md session 14). They run
@@ -22,73 +20,56 @@ const ENV = 'env-delivery-plans';
 
 
 describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements', () => {
-  let schema: TestSchema;
-  let pool: pg.Pool;
-  let db: Kysely<Database>;
-  let store: SqlStore;
-  let sent: CompiledQuery[] = [];
-
-  beforeAll(async () => {
-    schema = await createTestSchema();
-    pool = new pg.Pool({ connectionString: schema.url, max: 1 });
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (event) => void (event.level === 'query' && sent.push(event.query)) });
-    await migrateToLatest(db, 'postgres');
-    store = new SqlStore(db, { dialect: 'postgres', secretBox: new SecretBox(randomBytes(32)) });
+  const recording = recordingPostgresStore(async (db) => {
     await sql`insert into triggers (id, environment_id, organization_id, transaction_id, workflow_id, request, state, created_at, updated_at)
       select 't' || i, ${ENV}, 'org', 'tx' || i, 'wf', '{}', 'accepted', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 3) as i`.execute(db);
     await sql`insert into subscribers (id, environment_id, organization_id, subscriber_id, data, channels, topics, created_at, updated_at)
       select 's' || i, ${ENV}, 'org', 'sub-' || i, '{}', '[]', '[]', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 3) as i`.execute(db);
     await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
       select 'n' || i, ${ENV}, 'org', 's' || i, 'sub-' || i, 'tx' || i, '{}', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 3) as i`.execute(db);
-  }, 60_000);
-
-  afterAll(async () => {
-    await db?.destroy();
-    await schema?.drop();
   });
+  let pool: pg.Pool;
+  let db: Kysely<Database>;
+  let store: SqlStore;
+  beforeAll(() => void ({ pool, db, store } = recording()));
+  const sent = () => recording().sent;
 
   async function statementOf(run: () => Promise<unknown>): Promise<CompiledQuery> {
-    sent = [];
+    recording().clear();
     await run();
-    expect(sent).toHaveLength(1);
-    return sent[0]!;
+    expect(sent()).toHaveLength(1);
+    return sent()[0]!;
   }
 
 
-  const scans = (nodes: PlanNode[]) => nodes.filter((node) => node['Relation Name'] !== undefined && node['Node Type'] !== 'ModifyTable').map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
 
   it('reads the trigger and sets its state by the primary key', async () => {
     const read = await statementOf(() => store.triggers.get(ENV, 't2'));
-    expect(scans(await genericPlanOf(pool, read))).toEqual(['Index Scan triggers_pkey']);
+    expect(scansOf(await genericPlanOf(pool, read))).toEqual(['Index Scan triggers_pkey']);
     // The held write's last part (its state) alone, as the trigger path compiles it.
     const update = store.triggers.setStateStatement(ENV, 't2', 'processed');
-    expect(scans(await genericPlanOf(pool, update))).toEqual(['Index Scan triggers_pkey']);
+    expect(scansOf(await genericPlanOf(pool, update))).toEqual(['Index Scan triggers_pkey']);
     expect((await store.triggers.get(ENV, 't2'))?.state).toBe('accepted');
   });
 
   /** The statements a burst of calls made at once sends: the first alone, the others together (CoalescedBatches). */
   async function burstStatements(run: () => Array<Promise<unknown>>): Promise<CompiledQuery[]> {
-    sent = [];
+    recording().clear();
     await Promise.all(run());
-    return sent;
+    return [...sent()];
   }
-  /** Its array parameters as array literals, which genericPlanOf passes as text. */
-  const withArrayLiterals = (query: CompiledQuery): CompiledQuery => ({
-    ...query,
-    parameters: query.parameters.map((value) => (Array.isArray(value) ? `{${value.map((item) => JSON.stringify(String(item))).join(',')}}` : value)),
-  });
 
   it('reads the triggers of concurrent jobs in one statement, one probe of the primary key each', async () => {
     const burst = await burstStatements(() => ['t1', 't2', 't3'].map((id) => store.triggers.get(ENV, id)));
     expect(burst).toHaveLength(2);
-    expect(scans(await genericPlanOf(pool, withArrayLiterals(burst[1]!)))).toEqual(['Index Scan triggers_pkey']);
+    expect(scansOf(await genericPlanOf(pool, withArrayLiterals(burst[1]!)))).toEqual(['Index Scan triggers_pkey']);
   });
 
   it('finds the owners of the candidate event ids by the primary key, one probe each, never by a scan', async () => {
     const pair = await statementOf(() => store.notifications.findOwners(ENV, ['n1', 'n3']));
-    expect(scans(await genericPlanOf(pool, pair))).toEqual(['Index Scan notifications_pkey', 'Index Scan notifications_pkey']);
+    expect(scansOf(await genericPlanOf(pool, pair))).toEqual(['Index Scan notifications_pkey', 'Index Scan notifications_pkey']);
     const one = await statementOf(() => store.notifications.findOwners(ENV, ['n2']));
-    expect(scans(await genericPlanOf(pool, one))).toEqual(['Index Scan notifications_pkey']);
+    expect(scansOf(await genericPlanOf(pool, one))).toEqual(['Index Scan notifications_pkey']);
     expect(await store.notifications.findOwners(ENV, ['n1', 'missing', 'n3'])).toEqual([
       { id: 'n1', subscriberId: 's1', transactionId: 'tx1' },
       { id: 'n3', subscriberId: 's3', transactionId: 'tx3' },
@@ -97,7 +78,7 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
 
   it("refuses a taken event id (the first-step write's guard) by the primary key, never by a scan", async () => {
     const guard = store.notifications.takenIdGuardStatement('n2');
-    expect(scans(await genericPlanOf(pool, guard))).toEqual(['Index Scan notifications_pkey']);
+    expect(scansOf(await genericPlanOf(pool, guard))).toEqual(['Index Scan notifications_pkey']);
   });
 
   // Migration 0032 dropped execution_details_job: a job's details (jobs.get, run for every later step) are read
@@ -107,18 +88,18 @@ describe.skipIf(!available)('PostgreSQL generic plans of the delivery statements
       select 'j' || i, ${ENV}, 'org', 'n' || i, 's' || i, 'tx' || i, 0, 'in_app', 'completed', 'novu', '{}', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 3) as i`.execute(db);
     await sql`insert into execution_details (id, environment_id, job_id, notification_id, status, detail, source, created_at)
       select 'd' || i, ${ENV}, 'j' || ((i % 3) + 1), 'n' || ((i % 3) + 1), 'Success', 'Message sent', 'Internal', '2026-11-26T00:00:00.000Z' from generate_series(1, 9) as i`.execute(db);
-    sent = [];
+    recording().clear();
     const job = await store.jobs.get(ENV, 'j2');
     expect(job?.executionDetails.map((detail) => detail._id).sort()).toEqual(['d1', 'd4', 'd7']);
-    const details = sent.find((query) => /from "execution_details"/.test(query.sql));
-    expect(details, sent.map((query) => query.sql).join('\n')).toBeDefined();
-    expect(scans(await genericPlanOf(pool, details!))).toEqual(['Index Scan execution_details_notification']);
+    const details = sent().find((query) => /from "execution_details"/.test(query.sql));
+    expect(details, sent().map((query) => query.sql).join('\n')).toBeDefined();
+    expect(scansOf(await genericPlanOf(pool, details!))).toEqual(['Index Scan execution_details_notification']);
   });
 
   it('reads a subscriber by subscriberId through its unique index once the table has grown (a plan made again, see preparedGeneration)', async () => {
     const read = await statementOf(() => store.subscribers.findBySubscriberId(ENV, 'sub-2'));
     await sql`insert into subscribers (id, environment_id, organization_id, subscriber_id, data, channels, topics, created_at, updated_at)
       select 'g' || i, ${ENV}, 'org', 'grown-' || i, '{}', '[]', '[]', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z' from generate_series(1, 5000) as i`.execute(db);
-    expect(scans(await genericPlanOf(pool, read))).toEqual(['Index Scan subscribers_subscriber_id_unique']);
+    expect(scansOf(await genericPlanOf(pool, read))).toEqual(['Index Scan subscribers_subscriber_id_unique']);
   });
 });
