@@ -102,6 +102,8 @@ interface Target {
 
 async function startTarget(options: Options): Promise<Target> {
   const counterDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-counts-'));
+  // The Herald processes write their profiles into it and do not create it (a missing directory lost the profile).
+  if (options.profile) mkdirSync(options.profile, { recursive: true });
   const env = {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${COUNTER}`.trim(),
     BENCH_ROUND_TRIPS_DIR: counterDir,
