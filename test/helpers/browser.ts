@@ -41,3 +41,43 @@ export function collectPageErrors(page: Page): string[] {
   });
   return errors;
 }
+
+export interface RequestTracker {
+  /** Resolves once no request is in flight and none has started for `quietMs` (socket.io's transport is left out). */
+  settled(options?: { quietMs?: number; timeoutMs?: number }): Promise<void>;
+  /** What was asked and answered, in order, with milliseconds since tracking began: for failure messages. */
+  timeline(): string;
+}
+
+/** Tracks a page's requests to `origin` (its API), so a test can wait for them to settle and show them when it fails. */
+export function trackRequests(page: Page, origin: string): RequestTracker {
+  const started = Date.now();
+  const inFlight = new Set<object>();
+  const events: string[] = [];
+  let lastChange = Date.now();
+  const tracked = (url: string) => url.startsWith(origin) && !new URL(url).pathname.startsWith('/socket.io');
+  const label = (request: { method(): string; url(): string }) => `${request.method()} ${new URL(request.url()).pathname}`;
+  page.on('request', (request) => {
+    if (!tracked(request.url())) return;
+    inFlight.add(request);
+    lastChange = Date.now();
+    events.push(`+${Date.now() - started} ${label(request)}`);
+  });
+  const finish = (request: { method(): string; url(): string; failure?(): { errorText: string } | null }, outcome: string) => {
+    if (!inFlight.delete(request)) return;
+    lastChange = Date.now();
+    events.push(`+${Date.now() - started} ${label(request)} ${outcome}`);
+  };
+  page.on('requestfinished', (request) => void request.response().then((response) => finish(request, `→ ${response?.status() ?? '?'}`)));
+  page.on('requestfailed', (request) => finish(request, `failed: ${request.failure()?.errorText ?? '?'}`));
+  return {
+    async settled({ quietMs = 300, timeoutMs = 15_000 } = {}) {
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight.size > 0 || Date.now() - lastChange < quietMs) {
+        if (Date.now() > deadline) throw new Error(`the page's requests did not settle in ${timeoutMs} ms: ${events.slice(-20).join('; ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    timeline: () => events.slice(-30).join('; '),
+  };
+}

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageErrors, launchBrowser, trackRequests, type RequestTracker } from '../helpers/browser.js';
 import { scaleoutModeRequested } from '../helpers/databases.js';
 import { SCALEOUT_SECRET, startScaleoutProcesses } from '../helpers/scaleout-processes.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -53,6 +53,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
   let errors: string[];
   let failedRequests: string[];
   let workflowId: string;
+  let widgetRequests: RequestTracker;
 
   async function trigger(title: string): Promise<void> {
     const response = await herald.call('POST', '/v1/events/trigger', { name: WORKFLOW, to: SUBSCRIBER, payload: { title } });
@@ -105,6 +106,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
     tab = await context.newPage();
     errors = collectPageErrors(tab);
     failedRequests = [];
+    widgetRequests = trackRequests(tab, herald.url);
     tab.on('response', (response) => {
       if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     });
@@ -169,8 +171,20 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
     await emailRow.waitFor({ timeout: 15_000 });
     const toggle = emailRow.locator('input[type="checkbox"]');
     expect(await toggle.isChecked()).toBe(true);
+    // The widget's own reads (the preferences list, counts) settle first: a list read still in flight when the switch
+    // answers would put the old value back into the widget's cache, which is the widget's behaviour, not Herald's.
+    await widgetRequests.settled();
+    const patched = tab.waitForResponse(
+      (response) => response.request().method() === 'PATCH' && new URL(response.url()).pathname === `/v1/widgets/preferences/${workflowId}`,
+      { timeout: 15_000 },
+    );
     await emailRow.locator('label').first().click();
-    await expect.poll(() => toggle.isChecked(), { timeout: 10_000 }).toBe(false);
+    const response = await patched.catch((error: Error) => {
+      throw new Error(`no PATCH answered after the click (${error.message}); the widget's requests: ${widgetRequests.timeline()}`);
+    });
+    expect(response.status(), widgetRequests.timeline()).toBe(200);
+    expect((await response.json()).data.preference.channels).toEqual({ in_app: true, email: false });
+    await expect.poll(() => toggle.isChecked(), { timeout: 10_000, message: `the switch stayed on; the widget's requests: ${widgetRequests.timeline()}` }).toBe(false);
     await expect
       .poll(async () => {
         const response = await herald.call('GET', `/v1/subscribers/${SUBSCRIBER}/preferences`);
@@ -178,7 +192,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
       }, { timeout: 15_000 })
       .toEqual({ in_app: true, email: false });
     await tab.screenshot({ path: shot('legacy-widget-preferences') });
-  });
+  }, 90_000);
 
   it('a wrong hash is refused: the session answers 400 and nothing is shown', async () => {
     const wrongTab = await context.newPage();
