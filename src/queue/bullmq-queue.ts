@@ -4,7 +4,7 @@ import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
 import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
-import { allFulfilled, CoalescedBatches } from '../store/redis/coalesced-batches.js';
+import { allFulfilled, CoalescedBatches } from '../store/coalesced-batches.js';
 
 export interface BullMqQueueOptions {
   redisUrl: string;

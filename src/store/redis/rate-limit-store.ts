@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimitStore } from '../ports.js';
-import { allFulfilled, CoalescedBatches } from './coalesced-batches.js';
+import { allFulfilled, CoalescedBatches } from '../coalesced-batches.js';
 import { guarded } from './connection.js';
 
 /**

@@ -99,12 +99,14 @@ export class HeldWrites {
           if (!message._jobId || !held.jobs.has(message._jobId)) throw new Error(`held writes: message of job ${message._jobId} is not held`);
           if (held.messages > 0) throw new Error('held writes: one message per batch');
           held.messages += 1;
-          const { inserted, counters, counterRows } = await base.messages.createStatements(message);
-          // SQLite's block: the counters are added at the commit, summed with the other blocks' (CommitSums).
-          if (held.writer) {
+          const statements = await base.messages.createStatements(message);
+          if ('counters' in statements) held.after.push(statements.inserted, statements.counters);
+          else {
+            // SQLite's block: the counters are added at the commit, summed with the other blocks' (CommitSums).
             const sums = base.messages.counterSums;
-            held.after.push(inserted, { add: counterRows.map((row) => ({ sums, key: `${row.environment_id}\n${row.scope}\n${row.shard}`, row, count: row.count })) });
-          } else held.after.push(inserted, counters);
+            const add = statements.counterRows.map((row) => ({ sums, key: `${row.environment_id}\n${row.scope}\n${row.shard}`, row, count: row.count }));
+            held.after.push(statements.inserted, { add });
+          }
           return { message, created: true };
         },
       },

@@ -64,7 +64,7 @@ type CountedMessage = Pick<MessageRow, (typeof COUNTED_COLUMNS)[number]>;
 /**
  * Counter rows per scope on PostgreSQL, so concurrent workers do not queue on one row lock (SQLite has one writer):
  * the shards of a message's hash. A new message's environment-wide scopes go to its connection's shard instead
- * (BACKEND_SHARD_SQL, see countedInsertStatements); readers sum every shard of a scope, whatever its number.
+ * (BACKEND_SHARD_SQL, see countedInsertStatementsPg); readers sum every shard of a scope, whatever its number.
  */
 const POSTGRES_COUNTER_SHARDS = 8;
 
@@ -592,22 +592,26 @@ export class SqlMessageRepository implements MessageRepository {
    * True when the message was inserted.
    */
   private async insertCountedAsOneStatement(row: MessageRow): Promise<boolean> {
-    const { inserted, counters } = this.countedInsertStatements(row);
+    const { inserted, counters } = this.countedInsertStatementsPg(row);
     const result = await this.db.executeQuery(oneStatement([inserted], counters));
     return Number(result.numAffectedRows ?? 0) > 0;
   }
 
   /**
-   * A new message's insert (named `inserted`, nothing when the job has its message) and its counters' upsert, which
-   * adds only when `inserted` has a row: PostgreSQL combines them by `oneStatement`, the insert before the upsert (which
-   * reads `inserted`); SQLite runs the upsert only when the insert returned its row (see HeldWrites).
+   * A new message's insert (named `inserted`, nothing when the job has its message) and its counters, which count only
+   * when `inserted` has a row. PostgreSQL: an upsert that reads `inserted`, combined with it by `oneStatement`.
+   * SQLite: the counter rows, added at the commit (counterSums) when the insert returned its row (see HeldWrites), so
+   * no upsert is compiled per message there.
    */
-  async createStatements(message: Message): Promise<{ inserted: NamedStatement; counters: CompiledQuery<unknown>; counterRows: MessageCountersTable[] }> {
+  async createStatements(message: Message): Promise<CountedInsert> {
     const externalSubscriberId = message.subscriber?.subscriberId ?? (await this.externalSubscriberId(message));
     const row = this.toRow(message, externalSubscriberId);
     // Written now, before the held statements that reference it (once per snapshot and process).
     await this.saveSnapshots([row]);
-    return this.countedInsertStatements(row);
+    if (this.options.dialect === 'postgres') return this.countedInsertStatementsPg(row);
+    const deltas = new MessageCounterDeltas(this.options.dialect);
+    deltas.add(row, 1);
+    return { inserted: insertedStatement(this.db, this.options.dialect, row), counterRows: deltas.take() };
   }
 
   /**
@@ -622,14 +626,11 @@ export class SqlMessageRepository implements MessageRepository {
     },
   };
 
-  private countedInsertStatements(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown>; counterRows: MessageCountersTable[] } {
+  /** PostgreSQL: a new message's insert and the upsert of its counters that reads it (see upsertCountersIfInserted). */
+  private countedInsertStatementsPg(row: MessageRow): { inserted: NamedStatement; counters: CompiledQuery<unknown> } {
     const deltas = new MessageCounterDeltas(this.options.dialect);
     deltas.add(row, 1);
-    const inserted = { name: 'inserted', query: insertMessages.compile(this.db, this.options.dialect, [row]) };
-    if (this.options.dialect !== 'postgres') {
-      const counterRows = deltas.take();
-      return { inserted, counters: upsertCounters.compile(this.db, this.options.dialect, counterRows), counterRows };
-    }
+    const inserted = insertedStatement(this.db, this.options.dialect, row);
     const counters: Record<string, unknown> = {};
     deltas.take().forEach((counter, index) => {
       counters[`environment${index}`] = counter.environment_id;
@@ -639,7 +640,7 @@ export class SqlMessageRepository implements MessageRepository {
       if (isSubscriberScope(counter.scope)) counters[`shard${index}`] = counter.shard;
       counters[`count${index}`] = counter.count;
     });
-    return { inserted, counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters), counterRows: [] };
+    return { inserted, counters: upsertCountersIfInserted.compile(this.db, this.options.dialect, counters) };
   }
 
   /** Runs `work` in the caller's transaction, or in a new one, so a message write and its counter updates commit together. */
@@ -934,6 +935,14 @@ const messageCounter = new ReusableQuery((db, p: { environmentId: string; scope:
     .where('scope', '=', p.scope),
 );
 const insertMessages = new ReusableInsert('messages', (query) => query.onConflict((oc) => oc.column('job_id').doNothing()).returning('id'));
+/** A new message's insert, named `inserted` for the statement that counts it (see createStatements). */
+function insertedStatement(db: Kysely<Database>, dialect: SqlDialectName, row: MessageRow): NamedStatement {
+  return { name: 'inserted', query: insertMessages.compile(db, dialect, [row]) };
+}
+
+/** What createStatements answers: PostgreSQL's counter upsert, or SQLite's counter rows for the commit's sums. */
+export type CountedInsert = { inserted: NamedStatement; counters: CompiledQuery<unknown> } | { inserted: NamedStatement; counterRows: MessageCountersTable[] };
+
 const upsertCounters = new ReusableInsert('message_counters', (query) =>
   query.onConflict((oc) => oc.columns(['environment_id', 'scope', 'shard']).doUpdateSet({ count: sql<number>`message_counters.count + excluded.count` })),
 );

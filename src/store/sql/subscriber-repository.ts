@@ -9,7 +9,7 @@ import { NOT_DELETED } from './live-rows.js';
 import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { markPrepared } from '../postgres/prepared-statements.js';
-import { CoalescedBatches } from '../redis/coalesced-batches.js';
+import { CoalescedBatches } from '../coalesced-batches.js';
 
 export type SubscriberRow = Selectable<SubscribersTable>;
 /** Every column of a subscriber row (toSubscriber reads them all), for statements that name them. */

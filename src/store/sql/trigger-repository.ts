@@ -7,7 +7,7 @@ import type { SqlStoreOptions } from './sql-store.js';
 import { environmentIs } from './plan-hints.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
 import { markPrepared } from '../postgres/prepared-statements.js';
-import { CoalescedBatches } from '../redis/coalesced-batches.js';
+import { CoalescedBatches } from '../coalesced-batches.js';
 
 type TriggerRow = Selectable<TriggersTable>;
 

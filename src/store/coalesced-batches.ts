@@ -2,8 +2,9 @@
  * Calls that share their round trips under load: a call made while none is in flight goes out at once, alone (no
  * delay is added); calls made while one is in flight wait for it and then go out together, at most `maxBatch` at a
  * time. `send` gets one batch's inputs in call order and answers one settled result per input, in that order: a
- * rejected one fails only its caller; a thrown error fails every caller of the batch. Used for BullMQ adds (one
- * addBulk) and rate-limit hits (one pipeline).
+ * rejected one fails only its caller; a thrown error fails every caller of the batch. Nothing in it is Redis's: it
+ * coalesces BullMQ adds (one addBulk), Redis rate-limit hits (one script call per counter) and, on PostgreSQL outside
+ * a transaction, trigger inserts, trigger reads and subscriber reads by subscriberId (one statement a batch).
  */
 export class CoalescedBatches<I, O> {
   private readonly waiting: Array<{ input: I; resolve: (output: O) => void; reject: (error: unknown) => void }> = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { allFulfilled, CoalescedBatches } from '../../../src/store/redis/coalesced-batches.js';
+import { allFulfilled, CoalescedBatches } from '../../src/store/coalesced-batches.js';
 
-/** The coalescing shared by BullMQ adds and Redis rate-limit hits. */
+/** The coalescing shared by BullMQ adds, Redis rate-limit hits and PostgreSQL's trigger and subscriber statements. */
 describe('CoalescedBatches', () => {
   /** A sender that records its batches and answers each when the test lets it. */
   function gatedSender(answer: (inputs: number[]) => Array<PromiseSettledResult<string>> = (inputs) => inputs.map((n) => ({ status: 'fulfilled', value: `#${n}` }))) {
