@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -9,13 +9,7 @@ import type { Database } from './schema.js';
  * database (tests, or two deployments) would find the first one's tables.
  */
 export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 'postgres' = 'sqlite'): Promise<string[]> {
-  let migrationTableSchema: string | undefined;
-  if (dialect === 'postgres') {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-    migrationTableSchema = rows[0]?.schema;
-  }
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (await migratorFor(db, dialect)).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -25,11 +19,46 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
 
 /** Migrations not yet applied to this database, by name, without applying any (`herald doctor`). */
 export async function pendingMigrations(db: Kysely<Database>, dialect: 'sqlite' | 'postgres' = 'sqlite'): Promise<string[]> {
-  let migrationTableSchema: string | undefined;
-  if (dialect === 'postgres') {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-    migrationTableSchema = rows[0]?.schema;
-  }
-  const migrations = await new Migrator({ db, provider: migrationProvider, migrationTableSchema }).getMigrations();
+  const migrations = await (await migratorFor(db, dialect)).getMigrations();
   return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}
+
+async function migratorFor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<Migrator> {
+  if (dialect !== 'postgres') return new Migrator({ db, provider: migrationProvider });
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema ?? undefined;
+  return new Migrator({ db: withCurrentSchemaIntrospection(db), provider: migrationProvider, migrationTableSchema: schema });
+}
+
+/**
+ * `db`, whose `introspection` sees the current schema only. The Migrator asks it whether its schema and tables exist;
+ * Kysely's own PostgreSQL introspector answers by reading every column of every table of the database and calling
+ * `has_schema_privilege` and `pg_get_serial_sequence` by name on each, so a schema dropped meanwhile by anyone else on
+ * the database (other deployments, parallel tests) fails the migration with "schema … does not exist", and its cost
+ * grows with the whole database. Everything else is `db`'s own (methods bound to it: Kysely keeps private fields).
+ */
+function withCurrentSchemaIntrospection(db: Kysely<Database>): Kysely<Database> {
+  const introspection: DatabaseIntrospector = {
+    async getSchemas(): Promise<SchemaMetadata[]> {
+      const { rows } = await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace where nspname = current_schema()`.execute(db);
+      return rows;
+    },
+    async getTables(): Promise<TableMetadata[]> {
+      const { rows } = await sql<{ name: string; schema: string; kind: string }>`
+        select c.relname as name, n.nspname as schema, c.relkind as kind from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'v', 'p')`.execute(db);
+      return rows.map((row) => ({ name: row.name, schema: row.schema, isView: row.kind === 'v', columns: [] }));
+    },
+    async getMetadata() {
+      return { tables: await this.getTables() };
+    },
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
