@@ -1,4 +1,4 @@
-import { Migrator, sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type MigrationProvider, type SchemaMetadata, type TableMetadata } from 'kysely';
 import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -23,11 +23,12 @@ export async function pendingMigrations(db: Kysely<Database>, dialect: 'sqlite' 
   return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }
 
-async function migratorFor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<Migrator> {
-  if (dialect !== 'postgres') return new Migrator({ db, provider: migrationProvider });
+/** A Migrator of `provider`'s migrations (Herald's own by default; tests pass a prefix of them) for `db`. */
+export async function migratorFor(db: Kysely<any>, dialect: 'sqlite' | 'postgres', provider: MigrationProvider = migrationProvider): Promise<Migrator> {
+  if (dialect !== 'postgres') return new Migrator({ db, provider });
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema ?? undefined;
-  return new Migrator({ db: withCurrentSchemaIntrospection(db), provider: migrationProvider, migrationTableSchema: schema });
+  return new Migrator({ db: withCurrentSchemaIntrospection(db), provider, migrationTableSchema: schema });
 }
 
 /**
@@ -37,7 +38,7 @@ async function migratorFor(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
  * the database (other deployments, parallel tests) fails the migration with "schema … does not exist", and its cost
  * grows with the whole database. Everything else is `db`'s own (methods bound to it: Kysely keeps private fields).
  */
-function withCurrentSchemaIntrospection(db: Kysely<Database>): Kysely<Database> {
+function withCurrentSchemaIntrospection<T>(db: Kysely<T>): Kysely<T> {
   const introspection: DatabaseIntrospector = {
     async getSchemas(): Promise<SchemaMetadata[]> {
       const { rows } = await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace where nspname = current_schema()`.execute(db);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import { MESSAGE_TEXT_TEMPLATE } from '../../../src/domain/stored-message.js';
@@ -7,7 +6,7 @@ import type { Message, Subscriber } from '../../../src/domain/types.js';
 import { messageListText, messageListTextHoldingDocument, serializeMessagePage } from '../../../src/http/message-page-serializer.js';
 import type { MessageListFilter } from '../../../src/store/ports.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { migrateToLatest, migratorFor } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
@@ -49,9 +48,6 @@ for (const implementation of implementations) {
     let grace: Subscriber;
     const secretBox = new SecretBox(randomBytes(32));
 
-    const migrationTableSchema = async () =>
-      database.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema : undefined;
-
     async function page(target: SqlStore, filter: Omit<MessageListFilter, 'page' | 'limit'>, limit = 50): Promise<{ written: string; expected: string }> {
       const listed = await target.messages.listStored(scope.environmentId, { ...filter, page: 0, limit });
       for (const message of listed.data) message.subscriber = [ada, grace].find((subscriber) => subscriber._id === message.subscriberRecordId);
@@ -64,7 +60,7 @@ for (const implementation of implementations) {
       database = await implementation.open({ migrate: false });
       // A database of the previous release: every migration before 0031 (the later ones come with it).
       const previous = { getMigrations: async () => Object.fromEntries(Object.entries(await migrationProvider.getMigrations()).filter(([name]) => name < '0031')) };
-      const { error } = await new Migrator({ db: database.db, provider: previous, migrationTableSchema: await migrationTableSchema() }).migrateToLatest();
+      const { error } = await (await migratorFor(database.db, database.dialect, previous)).migrateToLatest();
       if (error) throw error;
       expect((await migrateToLatest(database.db, database.dialect))[0]).toBe('0031_message_templates');
       store = new SqlStore(database.db, { dialect: database.dialect, secretBox, messageText: messageListText, messageTextHoldingDocument: messageListTextHoldingDocument });

@@ -1,7 +1,7 @@
-import { Migrator, sql, type Kysely, type MigrationProvider } from 'kysely';
+import type { Kysely, MigrationProvider } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { migrateToLatest, migratorFor } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
 import { openTestPostgres, openTestSqlite, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
 
@@ -24,12 +24,7 @@ for (const implementation of implementations) {
     const environmentIds = [newId(), newId(), newId()];
     beforeAll(async () => {
       database = await implementation.open();
-      let migrationTableSchema: string | undefined;
-      if (database.dialect === 'postgres') {
-        const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-        migrationTableSchema = rows[0]?.schema;
-      }
-      const { error } = await new Migrator({ db: database.db, provider: before0010, migrationTableSchema }).migrateToLatest();
+      const { error } = await (await migratorFor(database.db, database.dialect, before0010)).migrateToLatest();
       if (error) throw error;
       const legacy = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       const createdAt = new Date().toISOString();

@@ -1,7 +1,6 @@
-import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { migrateToLatest, migratorFor } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
 import type { TestSqlDatabase } from '../../helpers/databases.js';
 import { eventRow, eventTime, unmigratedImplementations } from '../../helpers/migration-events.js';
@@ -31,10 +30,8 @@ for (const implementation of implementations) {
 
     beforeAll(async () => {
       database = await implementation.open();
-      let migrationTableSchema: string | undefined;
-      if (database.dialect === 'postgres') migrationTableSchema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema;
       const before0033 = { getMigrations: async () => Object.fromEntries(Object.entries(await migrationProvider.getMigrations()).filter(([name]) => name < '0033')) };
-      const { error } = await new Migrator({ db: database.db, provider: before0033, migrationTableSchema }).migrateToLatest();
+      const { error } = await (await migratorFor(database.db, database.dialect, before0033)).migrateToLatest();
       if (error) throw error;
       await database.db
         .insertInto('notifications')

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator, sql, type Kysely, type MigrationProvider } from 'kysely';
+import type { Kysely, MigrationProvider } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.js';
 import { SecretBox } from '../../../src/store/secret-box.js';
-import { migrateToLatest } from '../../../src/store/sql/migrate.js';
+import { migrateToLatest, migratorFor } from '../../../src/store/sql/migrate.js';
 import { migrationProvider } from '../../../src/store/sql/migrations.js';
 import type { Database, MessagesTable } from '../../../src/store/sql/schema.js';
 import { SqlStore } from '../../../src/store/sql/sql-store.js';
@@ -28,12 +28,7 @@ const before0005: MigrationProvider = {
 };
 
 async function migrateTo0004(database: TestSqlDatabase): Promise<void> {
-  let migrationTableSchema: string | undefined;
-  if (database.dialect === 'postgres') {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-    migrationTableSchema = rows[0]?.schema;
-  }
-  const { error } = await new Migrator({ db: database.db, provider: before0005, migrationTableSchema }).migrateToLatest();
+  const { error } = await (await migratorFor(database.db, database.dialect, before0005)).migrateToLatest();
   if (error) throw error;
 }
 
