@@ -31,7 +31,7 @@ function summary(file) {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     rmSync(file, { force: true });
     // A file whose set-up failed counts its tests as skipped: its failure shows in failedFiles.
-    return { passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0), failedFiles: report.numFailedTestSuites };
+    return { passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0), failedFiles: report.testResults.filter((file) => file.status === 'failed').length };
   } catch {
     return undefined;
   }
