@@ -205,10 +205,24 @@ export async function openSqliteSeedConnection(file: string): Promise<SeedConnec
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 10000');
+  // A short wait in SQLite, the rest here between tries: busy_timeout sleeps the thread, and in the test the Herald
+  // holding the lock runs in this very thread (it could not commit while the seed waits). `begin immediate`: a
+  // transaction that has the write lock from its start never meets a busy writer half-way.
+  sqlite.pragma('busy_timeout = 100');
   return {
     dialect: 'sqlite',
-    async run(sql) { sqlite.exec(sql); },
+    async run(sql) {
+      const statement = sql === 'begin' ? 'begin immediate' : sql;
+      for (const deadline = Date.now() + 10_000; ;) {
+        try {
+          sqlite.exec(statement);
+          return;
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    },
     async rows<T>(sql: string) { return sqlite.prepare(sql).all() as T[]; },
     async close() {
       sqlite.pragma('wal_checkpoint(TRUNCATE)');

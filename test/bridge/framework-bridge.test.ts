@@ -94,7 +94,7 @@ async function waitForMail(subject: string, timeoutMs = 15_000) {
 }
 
 beforeAll(async () => {
-  cli = novuCliEntry();
+  cli = await novuCliEntry();
   smtp = await startSmtpFake();
   slack = await startHttpFake(() => ({ status: 200, body: 'ok' }));
   if (SCALEOUT) {

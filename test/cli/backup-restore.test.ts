@@ -96,19 +96,19 @@ describe('herald backup and restore', () => {
     expect(before.length).toBeGreaterThanOrEqual(300);
 
     // Refusals: the running server's data dir (in use, and not empty), then a non-empty dir.
-    const inUse = runHeraldCommand(['restore', '--from', archive, '--data-dir', source], {});
+    const inUse = await runHeraldCommand(['restore', '--from', archive, '--data-dir', source], {});
     expect(inUse.status).toBe(1);
     expect(inUse.stderr).toContain(`refusing to restore: a Herald server (pid ${server.child.pid}) is running on ${source}`);
     const occupied = join(root, 'occupied');
     mkdirSync(occupied);
     writeFileSync(join(occupied, 'notes.txt'), 'keep me');
-    const nonEmpty = runHeraldCommand(['restore', '--from', archive, '--data-dir', occupied], {});
+    const nonEmpty = await runHeraldCommand(['restore', '--from', archive, '--data-dir', occupied], {});
     expect(nonEmpty.status).toBe(1);
     expect(nonEmpty.stderr).toContain(`refusing to restore: ${occupied} is not empty`);
     expect(existsSync(join(occupied, 'herald.sqlite'))).toBe(false);
 
     const target = join(root, 'restored');
-    const restored = runHeraldCommand(['restore', '--from', archive], { HERALD_DATA_DIR: target });
+    const restored = await runHeraldCommand(['restore', '--from', archive], { HERALD_DATA_DIR: target });
     expect(restored.status, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(`into ${target}`);
     expect(statSync(join(target, 'encryption.key')).mode & 0o777).toBe(0o600);
@@ -138,7 +138,7 @@ describe('herald backup and restore', () => {
     // Through the API of the restored server too, with the credentials decrypted by the restored key.
     const listed = await api(copy, 'GET', `/v1/messages?transactionId=${before[before.length - 1]}`);
     expect((await listed.json()).totalCount).toBe(1);
-    const token = runHeraldCommand(['token', 'create', '--environment', 'development'], { HERALD_DATA_DIR: target });
+    const token = await runHeraldCommand(['token', 'create', '--environment', 'development'], { HERALD_DATA_DIR: target });
     expect(token.status, token.stderr).toBe(0);
     const integrations = await api(copy, 'GET', '/v1/integrations', undefined, `Bearer ${token.stdout.trim()}`);
     const found = ((await integrations.json()).data as Array<{ identifier: string; credentials?: { apiKey?: string } }>).find((entry) => entry.identifier === 'sendgrid-backup');
@@ -146,19 +146,19 @@ describe('herald backup and restore', () => {
 
     // A stopped server's data dir is no longer in use (its pid file goes with it); it is still not empty.
     await copy.stop();
-    const afterStop = runHeraldCommand(['restore', '--from', archive, '--data-dir', target], {});
+    const afterStop = await runHeraldCommand(['restore', '--from', archive, '--data-dir', target], {});
     expect(afterStop.stderr).toContain(`refusing to restore: ${target} is not empty`);
     await server.stop();
   });
 
-  it('refuses a data dir whose database another process holds open, without a pid file', { timeout: 120_000 }, () => {
+  it('refuses a data dir whose database another process holds open, without a pid file', { timeout: 120_000 }, async () => {
     const dir = join(root, 'held');
     mkdirSync(dir);
     const holder = new Database(join(dir, 'herald.sqlite'));
     holder.pragma('journal_mode = WAL');
     holder.exec('create table t (a)');
     try {
-      const result = runHeraldCommand(['restore', '--from', join(root, 'herald-backup.tar.gz'), '--data-dir', dir], {});
+      const result = await runHeraldCommand(['restore', '--from', join(root, 'herald-backup.tar.gz'), '--data-dir', dir], {});
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`refusing to restore: ${join(dir, 'herald.sqlite')} is open in another process`);
     } finally {
@@ -166,25 +166,25 @@ describe('herald backup and restore', () => {
     }
   });
 
-  it('points to the PostgreSQL procedure when DATABASE_URL is set, refuses to overwrite a file, and leaves the key out when asked', { timeout: 180_000 }, () => {
-    const result = runHeraldCommand(['backup', '--to', join(root, 'pg.tar.gz')], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/test' });
+  it('points to the PostgreSQL procedure when DATABASE_URL is set, refuses to overwrite a file, and leaves the key out when asked', { timeout: 180_000 }, async () => {
+    const result = await runHeraldCommand(['backup', '--to', join(root, 'pg.tar.gz')], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/test' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('pg_dump');
     expect(result.stderr).toContain('docs/operations-data.md');
     expect(existsSync(join(root, 'pg.tar.gz'))).toBe(false);
     const existing = join(root, 'exists.tar.gz');
     writeFileSync(existing, 'x');
-    const refused = runHeraldCommand(['backup', '--to', existing], { HERALD_DATA_DIR: join(root, 'restored') });
+    const refused = await runHeraldCommand(['backup', '--to', existing], { HERALD_DATA_DIR: join(root, 'restored') });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('already exists');
 
     // --no-key: the archive has no key, both commands say it must be kept separately.
     const keyless = join(root, 'keyless.tar.gz');
-    const made = runHeraldCommand(['backup', '--to', keyless, '--no-key'], { HERALD_DATA_DIR: join(root, 'restored') });
+    const made = await runHeraldCommand(['backup', '--to', keyless, '--no-key'], { HERALD_DATA_DIR: join(root, 'restored') });
     expect(made.status, made.stderr).toBe(0);
     expect(made.stderr).toContain('is NOT in the backup: keep it separately');
     expect(spawnSync('tar', ['tzf', keyless], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).sort()).toEqual(['herald.sqlite', 'manifest.json']);
-    const restored = runHeraldCommand(['restore', '--from', keyless, '--data-dir', join(root, 'keyless')], {});
+    const restored = await runHeraldCommand(['restore', '--from', keyless, '--data-dir', join(root, 'keyless')], {});
     expect(restored.status, restored.stderr).toBe(0);
     expect(restored.stderr).toContain('the backup has no encryption key');
     expect(existsSync(join(root, 'keyless', 'encryption.key'))).toBe(false);

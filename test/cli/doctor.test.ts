@@ -55,7 +55,7 @@ describe('herald doctor', () => {
     expect(byName(results, 'redis')[0]?.status).toBe(env.REDIS_URL ? 'ok' : 'skip');
     expect(byName(results, 'encryption key')[0]?.detail).toMatch(/decrypts all 1 stored integration credentials/);
 
-    const cli = runHeraldCommand(['doctor'], env);
+    const cli = await runHeraldCommand(['doctor'], env);
     expect(cli.status, cli.stdout + cli.stderr).toBe(0);
     const lines = cli.stdout.trim().split('\n');
     expect(lines.some((line) => /^ok\s+database\s/.test(line))).toBe(true);
@@ -69,7 +69,7 @@ describe('herald doctor', () => {
     expect(check!.detail).toMatch(/1 of 1 stored integration credentials do not decrypt/);
     expect(check!.fix).toMatch(/HERALD_ENCRYPTION_KEY/);
 
-    const cli = runHeraldCommand(['doctor'], { ...env, HERALD_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+    const cli = await runHeraldCommand(['doctor'], { ...env, HERALD_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
     expect(cli.status).toBe(1);
     expect(cli.stdout).toMatch(/^FAIL\s+encryption key\s.*→ fix: /m);
     expect(cli.stdout).toMatch(/1 check failed$/m);

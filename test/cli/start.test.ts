@@ -77,14 +77,14 @@ describe('herald start (embedded)', () => {
     }
   }, PROCESS_TEST_MS);
 
-  it('migrates with only the database: an unreachable REDIS_URL does not matter', () => {
+  it('migrates with only the database: an unreachable REDIS_URL does not matter', async () => {
     const migrateDir = mkdtempSync(join(tmpdir(), 'herald-migrate-'));
     try {
-      const first = runHeraldCommand(['migrate'], { HERALD_DATA_DIR: migrateDir, REDIS_URL: 'redis://127.0.0.1:1/0' });
+      const first = await runHeraldCommand(['migrate'], { HERALD_DATA_DIR: migrateDir, REDIS_URL: 'redis://127.0.0.1:1/0' });
       expect(first.stderr).toBe('');
       expect(first.status).toBe(0);
       expect(first.stdout).toMatch(/^applied: 0001_/);
-      const again = runHeraldCommand(['migrate'], { HERALD_DATA_DIR: migrateDir, REDIS_URL: 'redis://127.0.0.1:1/0' });
+      const again = await runHeraldCommand(['migrate'], { HERALD_DATA_DIR: migrateDir, REDIS_URL: 'redis://127.0.0.1:1/0' });
       expect(again.stdout.trim()).toBe('schema is up to date');
     } finally {
       rmSync(migrateDir, { recursive: true, force: true });
@@ -92,22 +92,22 @@ describe('herald start (embedded)', () => {
   }, PROCESS_TEST_MS);
 
   it('creates keys and session tokens from the CLI', async () => {
-    const created = runHeraldCommand(['keys', 'create', '--environment', 'production'], env);
+    const created = await runHeraldCommand(['keys', 'create', '--environment', 'production'], env);
     expect(created.status).toBe(0);
     const key = created.stdout.trim();
     expect(key).toMatch(/^[0-9a-f]{64}$/);
 
-    const token = runHeraldCommand(['token', 'create', '--environment', 'development', '--ttl', '1h'], env);
+    const token = await runHeraldCommand(['token', 'create', '--environment', 'development', '--ttl', '1h'], env);
     expect(token.status).toBe(0);
     const bearer = token.stdout.trim();
     expect(bearer.split('.')).toHaveLength(3);
 
-    const listed = runHeraldCommand(['keys'], env);
+    const listed = await runHeraldCommand(['keys'], env);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toMatch(/^development\tapplicationIdentifier=[A-Za-z0-9_-]{12}\tkeys=1\t/m);
     expect(listed.stdout).toMatch(/^production\tapplicationIdentifier=[A-Za-z0-9_-]{12}\tkeys=2\tkeys usable for Inbox HMAC=2$/m);
 
-    const unknownEnvironment = runHeraldCommand(['keys', 'create', '--environment', 'staging'], env);
+    const unknownEnvironment = await runHeraldCommand(['keys', 'create', '--environment', 'staging'], env);
     expect(unknownEnvironment.status).toBe(1);
     expect(unknownEnvironment.stderr).toContain('Environment staging not found');
 

@@ -51,7 +51,7 @@ for (const mode of modes) {
         const dataDir = mkdtempSync(join(tmpdir(), 'herald-users-'));
         cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
         const env = { HERALD_DATA_DIR: dataDir, ...extra };
-        if (extra.DATABASE_URL) expect(runHeraldCommand(['migrate'], env).status).toBe(0);
+        if (extra.DATABASE_URL) expect((await runHeraldCommand(['migrate'], env)).status).toBe(0);
 
         let herald: HeraldProcess | undefined = await startHerald(env);
         try {
@@ -66,7 +66,7 @@ for (const mode of modes) {
           const reused = await setup({ token, email: 'thief@example.com', password: 'thief password 1' });
           expect(reused.status).toBe(409);
 
-          const created = runHeraldCommand(['users', 'create', '--email', 'Ops@Example.com', '--password', 'ops password 1', '--role', 'viewer'], env);
+          const created = await runHeraldCommand(['users', 'create', '--email', 'Ops@Example.com', '--password', 'ops password 1', '--role', 'viewer'], env);
           expect(created.stderr).toBe('');
           expect(created.status).toBe(0);
           expect(created.stdout).toMatch(/^created viewer ops@example\.com \([0-9a-f]{24}\)/);
@@ -75,14 +75,14 @@ for (const mode of modes) {
           expect((await signedIn.json()).data.user.role).toBe('viewer');
           const cookie = signedIn.headers.getSetCookie()[0].split(';')[0];
 
-          const duplicate = runHeraldCommand(['users', 'create', '--email', 'ops@example.com', '--password', 'other password', '--role', 'admin'], env);
+          const duplicate = await runHeraldCommand(['users', 'create', '--email', 'ops@example.com', '--password', 'other password', '--role', 'admin'], env);
           expect(duplicate.status).toBe(1);
           expect(duplicate.stderr).toMatch(/already exists/);
-          const badRole = runHeraldCommand(['users', 'create', '--email', 'x@example.com', '--password', 'long enough 1', '--role', 'owner'], env);
+          const badRole = await runHeraldCommand(['users', 'create', '--email', 'x@example.com', '--password', 'long enough 1', '--role', 'owner'], env);
           expect(badRole.status).toBe(1);
           expect(badRole.stderr).toMatch(/role must be one of the following values: admin, viewer/);
 
-          const reset = runHeraldCommand(['users', 'reset-password', '--email', 'ops@example.com'], env);
+          const reset = await runHeraldCommand(['users', 'reset-password', '--email', 'ops@example.com'], env);
           expect(reset.status).toBe(0);
           const newPassword = reset.stdout.trim();
           expect(newPassword.length).toBeGreaterThanOrEqual(16);
@@ -92,10 +92,10 @@ for (const mode of modes) {
           const me = await fetch(`${herald.url}/v1/dashboard/me`, { headers: { cookie } });
           expect(me.status).toBe(401);
 
-          const chosen = runHeraldCommand(['users', 'reset-password', '--email', 'ops@example.com', '--password', 'chosen password 1'], env);
+          const chosen = await runHeraldCommand(['users', 'reset-password', '--email', 'ops@example.com', '--password', 'chosen password 1'], env);
           expect(chosen.status).toBe(0);
           expect((await login(herald.url, 'ops@example.com', 'chosen password 1')).status).toBe(200);
-          const unknown = runHeraldCommand(['users', 'reset-password', '--email', 'nobody@example.com'], env);
+          const unknown = await runHeraldCommand(['users', 'reset-password', '--email', 'nobody@example.com'], env);
           expect(unknown.status).toBe(1);
           expect(unknown.stderr).toMatch(/No user with email nobody@example.com/);
 

@@ -59,7 +59,7 @@ export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}
       redis = await startPrivateRedis();
       env.DATABASE_URL = schema.url;
       env.REDIS_URL = redis.url;
-      const migrated = runHeraldCommand(['migrate'], env);
+      const migrated = await runHeraldCommand(['migrate'], env);
       if (migrated.status !== 0) throw new Error(`herald migrate failed: ${migrated.stderr}${migrated.stdout}`);
       processes.push(await startHerald(env, ['api']));
       processes.push(await startHerald(env, ['api']));

@@ -72,7 +72,7 @@ export async function startCluster(options: { apis: number; workers: number; red
     },
   };
   try {
-    const migrated = runHeraldCommand(['migrate'], env);
+    const migrated = await runHeraldCommand(['migrate'], env);
     if (migrated.status !== 0) throw new Error(`herald migrate failed: ${migrated.stderr}${migrated.stdout}`);
     // One after the other: the first start bootstraps the tenancy with the secret key.
     const startedAt = Date.now();

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,15 +75,22 @@ const CLI_VERSION = '2.20.1';
 const CLI_PREFIX = join(REPO, '.cache', 'novu-cli');
 const CLI_ENTRY = join(CLI_PREFIX, 'node_modules', 'novu', 'dist', 'src', 'index.js');
 
-export function novuCliEntry(): string {
+export async function novuCliEntry(): Promise<string> {
   if (existsSync(CLI_ENTRY)) return CLI_ENTRY;
-  const installed = spawnSync('npm', ['install', '--prefix', CLI_PREFIX, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `novu@${CLI_VERSION}`], {
-    encoding: 'utf8',
-    timeout: 300_000,
-    env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+  // Not spawnSync: an install can outlast vitest's 60 s worker RPC timeout, which a blocked event loop cannot answer.
+  const installed = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    const child = spawn('npm', ['install', '--prefix', CLI_PREFIX, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `novu@${CLI_VERSION}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 300_000,
+      env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', (error) => resolve({ status: null, stderr: stderr || error.message }));
+    child.once('close', (status) => resolve({ status, stderr }));
   });
   if (installed.status === 0 && existsSync(CLI_ENTRY)) return CLI_ENTRY;
-  throw new Error(`novu@${CLI_VERSION} could not be installed into ${CLI_PREFIX} (CI=${process.env.CI ?? ''}): ${installed.stderr || installed.error?.message}`);
+  throw new Error(`novu@${CLI_VERSION} could not be installed into ${CLI_PREFIX} (CI=${process.env.CI ?? ''}): ${installed.stderr}`);
 }
 
 /**

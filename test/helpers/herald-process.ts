@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -71,12 +71,23 @@ export async function startHerald(
   };
 }
 
-/** Runs a one-shot CLI command (keys create, token create, migrate) and returns its output. */
-export function runHeraldCommand(args: string[], env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [HERALD_BIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
+/**
+ * Runs a one-shot CLI command (keys create, token create, migrate) and returns its output. Asynchronous: a test file
+ * blocked in spawnSync cannot answer vitest's worker RPC, which gives up after 60 s (a few commands in a row on a
+ * loaded machine) and fails the run.
+ */
+export function runHeraldCommand(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HERALD_BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -58,7 +58,7 @@ export async function startScaleoutProcesses(options: { apis: number; workers: n
     },
   };
   try {
-    const migrated = runHeraldCommand(['migrate'], env);
+    const migrated = await runHeraldCommand(['migrate'], env);
     if (migrated.status !== 0) throw new Error(`herald migrate failed: ${migrated.stderr}${migrated.stdout}`);
     // The first API bootstraps the tenancy; the others start after it.
     apis.push(await startHerald(env, ['api']));

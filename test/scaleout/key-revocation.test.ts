@@ -26,7 +26,7 @@ describe('secret key revocation across API processes', () => {
     if (!resources) return;
     dataDir = mkdtempSync(join(tmpdir(), 'herald-revoke-'));
     const env = { ...resources.env, HERALD_DATA_DIR: dataDir, HERALD_ENCRYPTION_KEY: 'b'.repeat(64), HERALD_BOOTSTRAP_SECRET_KEY: 'revocation-test-dev-key' };
-    expect(runHeraldCommand(['migrate'], env).status).toBe(0);
+    expect((await runHeraldCommand(['migrate'], env)).status).toBe(0);
     // One after the other: two processes compiling at once on a loaded machine can miss the helper's 60 s start limit.
     first = await startHerald(env, ['api']);
     second = await startHerald(env, ['api']);

@@ -62,19 +62,19 @@ describe('auto-vacuum', () => {
     expect(autoVacuum(large)).toBe(2);
   });
 
-  it('refuses `herald vacuum` on a data dir in use', () => {
+  it('refuses `herald vacuum` on a data dir in use', async () => {
     const dir = newDir();
     legacyDatabase(dir, 10);
     const holder = new Database(join(dir, 'herald.sqlite'));
     holder.prepare('select count(*) from t').get();
     try {
-      const result = runHeraldCommand(['vacuum'], { HERALD_DATA_DIR: dir });
+      const result = await runHeraldCommand(['vacuum'], { HERALD_DATA_DIR: dir });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('refusing to vacuum');
     } finally {
       holder.close();
     }
-    const done = runHeraldCommand(['vacuum'], { HERALD_DATA_DIR: dir });
+    const done = await runHeraldCommand(['vacuum'], { HERALD_DATA_DIR: dir });
     expect(done.status, done.stderr).toBe(0);
     expect(autoVacuum(dir)).toBe(2);
   });
