@@ -114,6 +114,25 @@ export async function createTestSchema(): Promise<TestSchema> {
   };
 }
 
+/**
+ * Creates an empty database `herald_d_<random>` on the test server (from template0, which no one connects to) and
+ * answers it as a TestSchema (its `public` schema). For plan tests that keep prepared statements across a wait:
+ * every CREATE or DROP SCHEMA in a database resets the cached plans of every session of that database (PostgreSQL's
+ * plan cache drops all plans on a pg_namespace change), and the other test files create and drop schemas in `test`
+ * all the time. A database of its own hears none of that.
+ */
+export async function createTestDatabase(): Promise<TestSchema> {
+  const name = `herald_d_${randomSuffix()}`;
+  await withAdmin((client) => client.query(`create database ${name} template template0`));
+  return {
+    name,
+    url: TEST_POSTGRES_URL.replace(/\/test$/, `/${name}`),
+    async drop() {
+      await withAdmin((client) => client.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
 export interface TestRedisPrefix {
   /** Key prefix, without a trailing colon (BullMQ and the Redis stores add their own separators). */
   prefix: string;

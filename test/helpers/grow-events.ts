@@ -4,7 +4,7 @@ import { openPostgres } from '../../src/store/postgres/connection.js';
 import { migrateToLatest } from '../../src/store/sql/migrate.js';
 import { PRINT_SQL } from '../../src/store/sql/notification-repository.js';
 import type { Database } from '../../src/store/sql/schema.js';
-import { createTestSchema, type TestSchema } from './databases.js';
+import { createTestDatabase, type TestSchema } from './databases.js';
 
 /**
  * Adds events `from`..`to` of one environment to a PostgreSQL schema in SQL, each with a job, three execution details
@@ -30,21 +30,22 @@ export async function growEvents(db: Kysely<Database>, env: string, from: number
     from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
 }
 
-/**
- * The set-up of a prepared events-page plan test, called inside its describe: a migrated schema of its own holding
- * events 1..30 of `env` (the plan is made then), on one connection (the statements prepared on it and the test's
- * EXPLAIN EXECUTE share it). `db()` once beforeAll has run; `grow` adds events with growEvents.
- *
- * `grow` writes through a second connection. The connection that holds the plans then stays idle during the
- * inserts and answers PostgreSQL's catch-up signals for the shared invalidation queue; busy in a long insert while
- * other tests run DDL on the same database, it could fall behind and get a reset, which drops every cached plan. The
- * plan would then be made again at 15,000 events without statistics (a bitmap scan of every event and a sort), and
- * the test would fail for a reason that is not the plan it checks. An idle backend that gets no CPU (two cores under
- * a full suite's load) can still fall behind, so the tests run their experiment through `onFreshSchemaUntilPassed`.
- */
 /** Runs of a plan experiment before its failure counts (see `onFreshSchemaUntilPassed` below). */
 const ATTEMPTS = 4;
 
+/**
+ * The set-up of a prepared events-page plan test, called inside its describe: a migrated database of its own holding
+ * events 1..30 of `env` (the plan is made then), on one connection (the statements prepared on it and the test's
+ * EXPLAIN EXECUTE share it). `db()` once beforeAll has run; `grow` adds events with growEvents, through a second
+ * connection.
+ *
+ * A database of its own, not a schema of `test`: a CREATE or DROP SCHEMA anywhere in a database drops every cached
+ * plan of every session in it (PostgreSQL's plan cache resets on any pg_namespace change), and the other test files,
+ * run beside this one, create and drop schemas in `test` all the time. The plan would then be made again at 15,000
+ * events without statistics (a bitmap scan of every event and a sort), and the test would fail for a reason that is
+ * not the plan it checks; with files in parallel that happened in about half the runs. Sessions 20-21 first read it as
+ * an invalidation-queue reset (hence the second connection, kept) and retried the experiment (kept as a margin).
+ */
 export function preparedEventsSchema(env: string): {
   db: () => Kysely<Database>;
   grow: (from: number, to: number) => Promise<void>;
@@ -55,7 +56,7 @@ export function preparedEventsSchema(env: string): {
   let writer: Kysely<Database> | undefined;
   const grow = (from: number, to: number) => growEvents(writer!, env, from, to);
   const open = async () => {
-    schema = await createTestSchema();
+    schema = await createTestDatabase();
     db = openPostgres(schema.url, 1);
     writer = openPostgres(schema.url, 1);
     await migrateToLatest(db, 'postgres');
@@ -68,9 +69,8 @@ export function preparedEventsSchema(env: string): {
   };
   /**
    * Runs the experiment (plans made at 30 events, tables grown, plans checked) and, when it fails, again on a fresh
-   * schema and connections, up to ATTEMPTS runs in all. A plan that is wrong when made at 30 events fails every run;
-   * a reset of the plan cache (above), which no query can see, would have to happen in every one. Under the full
-   * suite's parallel files the first run is often reset (seen in CI), so two runs were not enough of a margin.
+   * database and connections, up to ATTEMPTS runs in all: a margin for a plan reset no query can see (above). A plan
+   * that is wrong when made at 30 events fails every run.
    */
   const onFreshSchemaUntilPassed = async (experiment: () => Promise<void>) => {
     for (let attempt = 1; ; attempt++) {
