@@ -30,7 +30,7 @@ export async function growEvents(db: Kysely<Database>, env: string, from: number
     from notifications where environment_id = ${env} and id in (select lpad(to_hex(i), 24, '0') from ${range})`.execute(db);
 }
 
-/** Runs of a plan experiment before its failure counts (see `onFreshSchemaUntilPassed` below). */
+/** Runs of a plan experiment before its failure counts (see `onFreshDatabaseUntilPassed` below). */
 const ATTEMPTS = 4;
 
 /**
@@ -49,7 +49,7 @@ const ATTEMPTS = 4;
 export function preparedEventsSchema(env: string): {
   db: () => Kysely<Database>;
   grow: (from: number, to: number) => Promise<void>;
-  onFreshSchemaUntilPassed: (experiment: () => Promise<void>) => Promise<void>;
+  onFreshDatabaseUntilPassed: (experiment: () => Promise<void>) => Promise<void>;
 } {
   let schema: TestSchema | undefined;
   let db: Kysely<Database> | undefined;
@@ -72,14 +72,14 @@ export function preparedEventsSchema(env: string): {
    * database and connections, up to ATTEMPTS runs in all: a margin for a plan reset no query can see (above). A plan
    * that is wrong when made at 30 events fails every run.
    */
-  const onFreshSchemaUntilPassed = async (experiment: () => Promise<void>) => {
+  const onFreshDatabaseUntilPassed = async (experiment: () => Promise<void>) => {
     for (let attempt = 1; ; attempt++) {
       try {
         await experiment();
         return;
       } catch (error) {
         if (attempt >= ATTEMPTS) throw error;
-        console.warn(`${env}: run ${attempt} failed, running it again on a fresh schema: ${error instanceof Error ? error.message.slice(0, 2000) : String(error)}`);
+        console.warn(`${env}: run ${attempt} failed, running it again on a fresh database: ${error instanceof Error ? error.message.slice(0, 2000) : String(error)}`);
         await close();
         await open();
       }
@@ -87,5 +87,5 @@ export function preparedEventsSchema(env: string): {
   };
   beforeAll(open, 60_000);
   afterAll(close);
-  return { db: () => db!, grow, onFreshSchemaUntilPassed };
+  return { db: () => db!, grow, onFreshDatabaseUntilPassed };
 }

@@ -17,10 +17,10 @@ import { executedPlanOf, genericPlansOf } from '../../helpers/pg-plans.js';
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events page seek, prepared, on tables grown after its plan', () => {
   const env = 'env-prepared-seek';
   const ROWS = 15_000;
-  const { db: connection, grow, onFreshSchemaUntilPassed } = preparedEventsSchema(env);
+  const { db: connection, grow, onFreshDatabaseUntilPassed } = preparedEventsSchema(env);
 
   it('its generic plans (with and without kept texts) made at 30 events read about the page\'s seconds at 15,000, and after analyze', async () => {
-    await onFreshSchemaUntilPassed(async () => {
+    await onFreshDatabaseUntilPassed(async () => {
       const db = connection();
       const before = '2030-01-01T00:00:00.000Z';
       const page = (offset: number, withTexts: boolean) => seekPage({ environmentId: env, before, limit: 11, offset }, withTexts);

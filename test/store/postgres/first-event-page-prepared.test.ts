@@ -16,10 +16,10 @@ import { executedPlanOf, genericPlansOf } from '../../helpers/pg-plans.js';
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events list first page, prepared, on tables grown after its plan', () => {
   const env = 'env-first-page';
   const ROWS = 15_000;
-  const { db: connection, grow, onFreshSchemaUntilPassed } = preparedEventsSchema(env);
+  const { db: connection, grow, onFreshDatabaseUntilPassed } = preparedEventsSchema(env);
 
   it('its generic plans (with and without `after`) made at 30 events read the page\'s rows only at 15,000, and after analyze', async () => {
-    await onFreshSchemaUntilPassed(async () => {
+    await onFreshDatabaseUntilPassed(async () => {
       const db = connection();
       const page = (before: string, withAfter: boolean) =>
         firstTextPage({ environmentId: env, before, limit: 11, offset: 0, ...(withAfter ? { after: '2026-01-01T00:00:00.000Z' } : {}) });
