@@ -7,7 +7,7 @@ import type { Database } from '../../src/store/sql/schema.js';
 import { createTestDatabase, type TestSchema } from './databases.js';
 
 /**
- * Adds events `from`..`to` of one environment to a PostgreSQL schema in SQL, each with a job, three execution details
+ * Adds events `from`..`to` of one environment to a PostgreSQL database in SQL, each with a job, three execution details
  * and a kept text, 0.7 ms apart from 2026-11-26 10:00: the data the prepared events-page plan tests grow their tables
  * with after the plan was made.
  */
@@ -46,26 +46,26 @@ const ATTEMPTS = 4;
  * not the plan it checks; with files in parallel that happened in about half the runs. Sessions 20-21 first read it as
  * an invalidation-queue reset (hence the second connection, kept) and retried the experiment (kept as a margin).
  */
-export function preparedEventsSchema(env: string): {
+export function preparedEventsDatabase(env: string): {
   db: () => Kysely<Database>;
   grow: (from: number, to: number) => Promise<void>;
   onFreshDatabaseUntilPassed: (experiment: () => Promise<void>) => Promise<void>;
 } {
-  let schema: TestSchema | undefined;
+  let database: TestSchema | undefined;
   let db: Kysely<Database> | undefined;
   let writer: Kysely<Database> | undefined;
   const grow = (from: number, to: number) => growEvents(writer!, env, from, to);
   const open = async () => {
-    schema = await createTestDatabase();
-    db = openPostgres(schema.url, 1);
-    writer = openPostgres(schema.url, 1);
+    database = await createTestDatabase();
+    db = openPostgres(database.url, 1);
+    writer = openPostgres(database.url, 1);
     await migrateToLatest(db, 'postgres');
     await grow(1, 30);
   };
   const close = async () => {
     await writer?.destroy();
     await db?.destroy();
-    await schema?.drop();
+    await database?.drop();
   };
   /**
    * Runs the experiment (plans made at 30 events, tables grown, plans checked) and, when it fails, again on a fresh
