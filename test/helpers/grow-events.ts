@@ -108,8 +108,8 @@ const CANARY = 'herald_plan_canary';
  * connection's whole plan cache, which drops the events pages' plans too. A database of its own still sees such a
  * reset: PostgreSQL's invalidation queue is shared by every database, and a session that falls too far behind it (the
  * other files' migrations, tens of thousands of catalog changes, on a loaded machine) is reset. Session 22, the six
- * PostgreSQL plan files together, 3 runs: the one failed run of first-event-page-prepared came with a reset, and 2
- * passed runs showed one too (after their checks, or on plans that pass either way).
+ * PostgreSQL plan files together, 3 runs: the one failed run of first-event-page-prepared came with a reset, and 3 of
+ * the 6 passed runs showed one too (checked at their end: after their checks, or on plans that pass either way).
  */
 async function armCanary(db: Kysely<Database>, writer: Kysely<Database>): Promise<void> {
   await sql`create table plan_canary (id int, body text)`.execute(writer);
