@@ -157,7 +157,8 @@ export class BullMqQueue implements JobQueue {
         // running finishes in the background; its outcome is discarded (handlers are idempotent). Its worker
         // keeps its connection until then: pulling it from under a live worker makes BullMQ spin.
         await Promise.all([...this.running.values()].map((entry) => this.returnToQueue(entry.job, entry.token)));
-        void drained.finally(() => workerConnection?.disconnect());
+        // Its failure is logged above; the promise `finally` makes would carry it on, unhandled.
+        void drained.finally(() => workerConnection?.disconnect()).catch(() => undefined);
       }
     }
     await this.queue.close().catch(() => undefined);

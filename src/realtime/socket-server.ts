@@ -9,6 +9,7 @@ import type { RealtimeFanout } from './fanout.js';
 import { INBOX_CHANGED_EVENT } from './fanout.js';
 import { inboxRoom, isInboxAudience } from './rooms.js';
 import { toRealtimeMessage } from './raw-message.js';
+import { handleEveryCommand } from '../store/redis/handle-every-command.js';
 
 /** The socket.io path of Novu's clients (`socket.io-client`'s default). */
 export const SOCKET_PATH = '/socket.io/';
@@ -114,6 +115,7 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
     }
   }
 
+  let closed = false;
   let stopListening: () => void = () => undefined;
   let redisClients: Redis[] = [];
   if (fanout.kind === 'local') {
@@ -127,6 +129,13 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
   } else {
     const { pub, sub } = fanout.openAdapterClients();
     redisClients = [pub, sub];
+    // The adapter awaits none of its commands: those a close flushes (the connections not ready yet, or answers
+    // still on their way) fail as expected; any other failure is logged, never an unhandled rejection.
+    for (const client of redisClients) {
+      handleEveryCommand(client, (error, command) => {
+        if (!closed) logger.warn({ err: error, command }, 'inbox sockets: a Redis command of the adapter failed');
+      });
+    }
     io.adapter(createAdapter!(pub, sub, { key: fanout.key }));
     // notification_received needs no code here: the adapter hands the emitter's packet to the room's local sockets.
     io.on(INBOX_CHANGED_EVENT as never, (audience: unknown) => {
@@ -135,7 +144,6 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
   }
 
   // A deleted subscriber's sockets close at once, in every API process (the announcement reaches each of them).
-  let closed = false;
   deps.subscriberRevocations.onRevoked((message) => {
     if (closed) return;
     if (message !== undefined) {

@@ -119,7 +119,7 @@ export async function createTestSchema(): Promise<TestSchema> {
  * answers it as a TestSchema (its `public` schema). For plan tests that keep prepared statements across a wait:
  * every CREATE or DROP SCHEMA in a database resets the cached plans of every session of that database (PostgreSQL's
  * plan cache drops all plans on a pg_namespace change), and the other test files create and drop schemas in `test`
- * all the time. A database of its own hears none of that (a rarer reset remains: see preparedEventsSchema).
+ * all the time. A database of its own hears none of that (a rarer reset remains: see preparedEventsDatabase).
  */
 export async function createTestDatabase(): Promise<TestSchema> {
   const name = `herald_d_${randomSuffix()}`;

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCollected } from './run-collected.js';
 
 /**
  * The real @novu/framework serving a bridge (test/helpers/framework-bridge-app.mjs) in a child process with
@@ -77,18 +78,11 @@ const CLI_ENTRY = join(CLI_PREFIX, 'node_modules', 'novu', 'dist', 'src', 'index
 
 export async function novuCliEntry(): Promise<string> {
   if (existsSync(CLI_ENTRY)) return CLI_ENTRY;
-  // Not spawnSync: an install can outlast vitest's 60 s worker RPC timeout, which a blocked event loop cannot answer.
-  const installed = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-    const child = spawn('npm', ['install', '--prefix', CLI_PREFIX, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `novu@${CLI_VERSION}`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 300_000,
-      env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
-    });
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', (error) => resolve({ status: null, stderr: stderr || error.message }));
-    child.once('close', (status) => resolve({ status, stderr }));
-  });
+  const installed = await runCollected('npm', ['install', '--prefix', CLI_PREFIX, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `novu@${CLI_VERSION}`], {
+    env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    timeoutMs: 300_000,
+    stdout: 'ignore',
+  }).catch((error: unknown) => ({ status: null, stderr: error instanceof Error ? error.message : String(error) }));
   if (installed.status === 0 && existsSync(CLI_ENTRY)) return CLI_ENTRY;
   throw new Error(`novu@${CLI_VERSION} could not be installed into ${CLI_PREFIX} (CI=${process.env.CI ?? ''}): ${installed.stderr}`);
 }

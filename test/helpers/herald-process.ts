@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { runCollected, type CollectedRun } from './run-collected.js';
 
 /**
  * Runs the real `bin/herald.js` as a child process, the way a user starts Herald: the compiled build when it is
@@ -71,23 +72,7 @@ export async function startHerald(
   };
 }
 
-/**
- * Runs a one-shot CLI command (keys create, token create, migrate) and returns its output. Asynchronous: a test file
- * blocked in spawnSync cannot answer vitest's worker RPC, which gives up after 60 s (a few commands in a row on a
- * loaded machine) and fails the run.
- */
-export function runHeraldCommand(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HERALD_BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 30_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
+/** Runs a one-shot CLI command (keys create, token create, migrate) and returns its output (asynchronous: runCollected). */
+export function runHeraldCommand(args: string[], env: Record<string, string>): Promise<CollectedRun> {
+  return runCollected(process.execPath, [HERALD_BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeoutMs: 30_000 });
 }

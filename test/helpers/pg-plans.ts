@@ -20,7 +20,10 @@ let prepared = 0;
 
 /**
  * The generic plan of a statement, as a connection that prepared it keeps it (plan_cache_mode = force_generic_plan):
- * the plan PostgreSQL may settle on after five runs, whatever the values.
+ * the plan PostgreSQL may settle on after five runs, whatever the values. Made at once (PREPARE, then EXPLAIN EXECUTE)
+ * from the tables as they are, so a schema of the shared `test` database is enough: a plan-cache reset (any CREATE or
+ * DROP SCHEMA of a parallel file) in between plans it again from the same tables. A test that keeps a plan made
+ * earlier and checks it after the tables changed needs a database of its own (preparedEventsDatabase, grow-events.ts).
  */
 export async function genericPlanOf(pool: pg.Pool, query: CompiledQuery): Promise<PlanNode[]> {
   const client = await pool.connect();

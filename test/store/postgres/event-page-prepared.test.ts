@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { preparedName } from '../../../src/store/postgres/prepared-statements.js';
 import { seekPage } from '../../../src/store/sql/notification-repository.js';
-import { preparedEventsSchema } from '../../helpers/grow-events.js';
+import { preparedEventsDatabase } from '../../helpers/grow-events.js';
 import { servicesAvailable } from '../../helpers/databases.js';
 import { executedPlanOf, genericPlansOf } from '../../helpers/pg-plans.js';
 
@@ -17,7 +17,7 @@ import { executedPlanOf, genericPlansOf } from '../../helpers/pg-plans.js';
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL events page seek, prepared, on tables grown after its plan', () => {
   const env = 'env-prepared-seek';
   const ROWS = 15_000;
-  const { db: connection, grow, onFreshDatabaseUntilPassed } = preparedEventsSchema(env);
+  const { db: connection, grow, onFreshDatabaseUntilPassed } = preparedEventsDatabase(env);
 
   it('its generic plans (with and without kept texts) made at 30 events read about the page\'s seconds at 15,000, and after analyze', async () => {
     await onFreshDatabaseUntilPassed(async () => {
