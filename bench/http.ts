@@ -34,6 +34,8 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  * for a connection; the event loop's delay (p99, max). `--profile <dir>` writes a CPU profile of each Herald process per
  * phase (<pid>-<n>.cpuprofile; the API's n = 1 is the trigger load, 4 the messages load, 6 the events load with
  * `--list-counts timed`; 4 and 7 with `apart`, which reads the counts once more after each list).
+ * `--triggers-only` runs phase 1 alone (its figures as in a full run; `lists` is empty): an A/B pair of the trigger
+ * path in well under a minute a run.
  * Logs: `--log-level info` by default, as `npm start` runs (a JSON line per request into a pipe); runs before
  * 2026-11-26 (session 13) used `warn`, which writes none: pass `--log-level warn` to compare with them.
  */
@@ -52,6 +54,7 @@ interface Options {
   output?: string;
   profile?: string;
   listCounts: 'apart' | 'timed';
+  triggersOnly: boolean;
 }
 
 /** Seconds of the load in which a list's statements are counted (`--list-counts apart`). */
@@ -81,6 +84,7 @@ function parseOptions(argv: string[]): Options {
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--profile <dir>', 'write a CPU profile of each Herald process per phase into <dir> (<pid>-<n>.cpuprofile, n counting reads of the round trips)')
     .option('--list-counts <where>', "apart: time the list loads without the counter's better-sqlite3 wrappers and count their statements in a load of their own after each; timed: count them during the timed load (before 2026-11-26, session 17)", listCounts, 'apart')
+    .option('--triggers-only', 'the trigger load and its deliveries only, no list loads (A/B of the trigger path in a third of the time)', false)
     .option('--output <file>', 'results file (default bench/results/http-<mode>.json)')
     .parse(['node', 'bench:http', ...argv])
     .opts<Options>();
@@ -253,70 +257,72 @@ async function main(): Promise<void> {
       : { trigger: perOperation(countsBefore[0]!, apiAfterLoad, deliveredCount), delivery: perOperation(countsBefore[1]!, countsAfter[1]!, deliveredCount) };
 
     // 2. Lists: subscribers with 12 messages each (pages 0 and 1 of 10), the events' pages.
-    const listPrefix = `list-${Date.now().toString(36)}`;
-    const listSubscribers = Array.from({ length: options.listSubscribers }, (_, i) => `${listPrefix}-${i}`);
-    const seeded = await seedListMessages(target.url, key, WORKFLOW, listSubscribers);
-    log(`lists: seeded ${seeded} messages over ${listSubscribers.length} subscribers`);
-    const messagePaths = listSubscribers.flatMap((id) => [0, 1].map((page) => `/v1/messages?subscriberId=${id}&limit=10&page=${page}`));
-    const eventPages = Math.max(1, Math.min(2000, Math.floor(accepted / 10)));
-    const notificationPaths = Array.from({ length: eventPages }, (_, page) => `/v1/notifications?limit=10&page=${page}`);
-    const sample = {
-      messages: (await api(target.url, key, 'GET', messagePaths[0]!)).raw,
-      notifications: (await api(target.url, key, 'GET', notificationPaths[0]!)).raw,
-    };
-    const bare = await startBare({ '/v1/messages': sample.messages, '/v1/notifications': sample.notifications });
     const lists: Record<string, unknown> = {};
-    try {
-      for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
-        const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
-        // `--list-counts apart`: the timed load runs without the counter's better-sqlite3 wrappers (taken out when the
-        // counts are read with the file there, put back at the next read), and the statements are counted in a load of
-        // their own right after it (same paths and connections, COUNTING_SECONDS).
-        const apart = options.listCounts === 'apart';
-        const sqliteOff = join(target.counterDir, 'sqlite-off');
-        if (apart) writeFileSync(sqliteOff, '');
-        const before = await readCounts(target, target.api);
-        const listGroups = target.worker ? cpuGroups() : undefined;
-        const cpuBefore = listGroups && readCpu(listGroups);
-        const writesBefore = writeSyscalls(target.api.pid!);
-        const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
-        const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
-        if (apart) rmSync(sqliteOff, { force: true });
-        const after = await readCounts(target, target.api);
-        const requests = herald.ok + herald.notOk;
-        let roundTripsPerRequest = perOperation(before, after, requests);
-        let countedApart: Record<string, unknown> | undefined;
-        if (apart) {
-          const counting = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: COUNTING_SECONDS, headers: { authorization: `ApiKey ${key}` } });
-          const counted = counting.ok + counting.notOk;
-          const countedAfter = await readCounts(target, target.api);
-          // Embedded, the timed load's own SQL statements are 0 (nothing counted them); scaled out, PostgreSQL's are
-          // counted in both loads (pg's wrapper stays: a round trip over a socket).
-          countedApart = { seconds: COUNTING_SECONDS, requests: counted, timedLoadPerRequest: roundTripsPerRequest };
-          roundTripsPerRequest = perOperation(after, countedAfter, counted);
-          log(`GET /v1/${name}: round trips counted over ${counted} requests after the timed load: ${JSON.stringify(roundTripsPerRequest)}`);
+    if (!options.triggersOnly) {
+      const listPrefix = `list-${Date.now().toString(36)}`;
+      const listSubscribers = Array.from({ length: options.listSubscribers }, (_, i) => `${listPrefix}-${i}`);
+      const seeded = await seedListMessages(target.url, key, WORKFLOW, listSubscribers);
+      log(`lists: seeded ${seeded} messages over ${listSubscribers.length} subscribers`);
+      const messagePaths = listSubscribers.flatMap((id) => [0, 1].map((page) => `/v1/messages?subscriberId=${id}&limit=10&page=${page}`));
+      const eventPages = Math.max(1, Math.min(2000, Math.floor(accepted / 10)));
+      const notificationPaths = Array.from({ length: eventPages }, (_, page) => `/v1/notifications?limit=10&page=${page}`);
+      const sample = {
+        messages: (await api(target.url, key, 'GET', messagePaths[0]!)).raw,
+        notifications: (await api(target.url, key, 'GET', notificationPaths[0]!)).raw,
+      };
+      const bare = await startBare({ '/v1/messages': sample.messages, '/v1/notifications': sample.notifications });
+      try {
+        for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
+          const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
+          // `--list-counts apart`: the timed load runs without the counter's better-sqlite3 wrappers (taken out when the
+          // counts are read with the file there, put back at the next read), and the statements are counted in a load of
+          // their own right after it (same paths and connections, COUNTING_SECONDS).
+          const apart = options.listCounts === 'apart';
+          const sqliteOff = join(target.counterDir, 'sqlite-off');
+          if (apart) writeFileSync(sqliteOff, '');
+          const before = await readCounts(target, target.api);
+          const listGroups = target.worker ? cpuGroups() : undefined;
+          const cpuBefore = listGroups && readCpu(listGroups);
+          const writesBefore = writeSyscalls(target.api.pid!);
+          const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
+          const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
+          if (apart) rmSync(sqliteOff, { force: true });
+          const after = await readCounts(target, target.api);
+          const requests = herald.ok + herald.notOk;
+          let roundTripsPerRequest = perOperation(before, after, requests);
+          let countedApart: Record<string, unknown> | undefined;
+          if (apart) {
+            const counting = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: COUNTING_SECONDS, headers: { authorization: `ApiKey ${key}` } });
+            const counted = counting.ok + counting.notOk;
+            const countedAfter = await readCounts(target, target.api);
+            // Embedded, the timed load's own SQL statements are 0 (nothing counted them); scaled out, PostgreSQL's are
+            // counted in both loads (pg's wrapper stays: a round trip over a socket).
+            countedApart = { seconds: COUNTING_SECONDS, requests: counted, timedLoadPerRequest: roundTripsPerRequest };
+            roundTripsPerRequest = perOperation(after, countedAfter, counted);
+            log(`GET /v1/${name}: round trips counted over ${counted} requests after the timed load: ${JSON.stringify(roundTripsPerRequest)}`);
+          }
+          const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
+          lists[name] = {
+            bytes: sample[name].length,
+            heraldRps: Math.round(herald.requestsPerSecond),
+            bareRps: Math.round(bareResult.requestsPerSecond),
+            ratioToBare: Math.round((herald.requestsPerSecond / bareResult.requestsPerSecond) * 1000) / 1000,
+            latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
+            bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
+            statusCounts: herald.statusCounts,
+            roundTripsPerRequest,
+            ...(countedApart ? { roundTripsCountedApart: countedApart } : {}),
+            api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
+            ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
+          };
+          const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
+          log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}`);
+          if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
+          log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
         }
-        const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
-        lists[name] = {
-          bytes: sample[name].length,
-          heraldRps: Math.round(herald.requestsPerSecond),
-          bareRps: Math.round(bareResult.requestsPerSecond),
-          ratioToBare: Math.round((herald.requestsPerSecond / bareResult.requestsPerSecond) * 1000) / 1000,
-          latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
-          bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
-          statusCounts: herald.statusCounts,
-          roundTripsPerRequest,
-          ...(countedApart ? { roundTripsCountedApart: countedApart } : {}),
-          api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
-          ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
-        };
-        const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
-        log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}`);
-        if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
-        log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
+      } finally {
+        bare.stop();
       }
-    } finally {
-      bare.stop();
     }
 
     const result = {

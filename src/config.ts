@@ -336,7 +336,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       concurrencyWhileServing: integer(env, 'HERALD_WORKER_CONCURRENCY_WHILE_SERVING', 2, 0, 1000),
       // Scale-out: on a host it shares with an API process, the worker takes the CPU the API leaves, as the embedded
       // gate above does in one process (bench:http, BENCHMARKS.md session 15). No effect on a host of its own.
-      nice: integer(env, 'HERALD_WORKER_NICE', 5, 0, 19),
+      nice: integer(env, 'HERALD_WORKER_NICE', 19, 0, 19),
     },
     outbound: {
       timeoutMs: integer(env, 'HERALD_OUTBOUND_TIMEOUT_MS', 10_000, 1),

@@ -32,8 +32,8 @@ describe.skipIf(process.platform !== 'linux')('the scale-out worker process prio
     await processes?.close();
   });
 
-  it('defaults to 10, 0 to 19 accepted', () => {
-    expect(loadConfig({}).worker.nice).toBe(5);
+  it('defaults to 19, 0 to 19 accepted', () => {
+    expect(loadConfig({}).worker.nice).toBe(19);
     expect(loadConfig({ HERALD_WORKER_NICE: '0' }).worker.nice).toBe(0);
     expect(() => loadConfig({ HERALD_WORKER_NICE: '20' })).toThrow(/HERALD_WORKER_NICE/);
   });
