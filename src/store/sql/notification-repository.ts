@@ -534,13 +534,21 @@ const BUCKET_END = '\u007f';
 
 /**
  * On SQLite, from which offset a page of time bounds only skips whole seconds (sqliteSeekPage) instead of walking the
- * index (~30-50 ns of CPU an entry): the seek's own reads (a count in `before`'s second, a batch of seconds) cost
- * ~30-60 µs more than a shallow page (CPU per `notifications.list` on 27,000 events: page 0 walked 140 µs, sought 196;
- * offset 1,000: 133 and 162; offset 10,000: 389 and 211).
+ * index (~30-50 ns of CPU an entry): the seek's own reads (a batch of seconds, a second's tenths) cost more than a
+ * shallow walk. It was 2,000 until session 22; since the tenths (0033) and the LIMIT's cast the seek costs less, and
+ * on a kept bench:http data set (52,000 events, ~1,800 a second; `listWithTexts`, CPU µs a page, three rounds) pages
+ * of offsets 0-490 walked 36-44 against sought 44-49, 500-990 49-54 against 43-52, 1,000-1,490 60-67 against 43-50,
+ * 1,500-1,990 74-77 against 45-54.
  */
-export const SQLITE_SEEK_FROM_OFFSET = 2000;
-/** Seconds sqliteSeekPage reads per statement. */
+export const SQLITE_SEEK_FROM_OFFSET = 1000;
+/**
+ * Seconds sqliteSeekPage reads per statement after its first read: as many as the last read says the rest of the
+ * offset needs (its seconds' average count), with some to spare, at least MIN_SECONDS_PER_READ and at most this. Each
+ * second read costs ~0.35 µs (raw better-sqlite3, 8 rows 3.8-5.7 µs, 32 rows 13-15 µs); a fixed 32 read 20-30 seconds
+ * more than a page of bench:http needed (events written at ~1,000-2,000 a second, pages up to offset 20,000).
+ */
 const SECONDS_PER_READ = 32;
+const MIN_SECONDS_PER_READ = 4;
 /**
  * Seconds its first statement reads: each second read costs SQLite ~0.4-0.7 µs (raw better-sqlite3 on the shared
  * machine: 8 seconds 12-13 µs, 32 seconds 26-37 µs), and where events are dense (bench:http writes 4,000-5,000 a
@@ -602,11 +610,13 @@ function sqliteSeek<R>(
   let skipped = 0;
   let below = top + BUCKET_END;
   let seconds = 0;
+  let limit = SECONDS_FIRST_READ;
   for (;;) {
-    const limit = seconds === 0 ? SECONDS_FIRST_READ : SECONDS_PER_READ;
     const buckets = read(bucketsBelow.compile(db, 'sqlite', { environmentId: p.environmentId, below, floor, limit }) as CompiledQuery<{ bucket: string; n: number }>);
+    let inRead = 0;
     for (const { bucket, n } of buckets) {
       const count = Number(n);
+      inRead += count;
       // The rows of `before`'s own second at or above `before` are in its count but not in the bounds: counted apart,
       // only when that second holds events (a page asked for at the time of the request, bench:http's and the
       // dashboard's, usually finds it empty: one statement fewer).
@@ -634,7 +644,19 @@ function sqliteSeek<R>(
     seconds += buckets.length;
     below = buckets[buckets.length - 1]!.bucket;
     if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return read(pages.down(below, p.offset - skipped));
+    limit = secondsToRead(p.offset - skipped, inRead / buckets.length);
   }
+}
+
+/**
+ * How many seconds sqliteSeek's next read asks for: enough for `remaining` rows at `perSecond` (the average of the
+ * seconds of the last read: a dense burst read first says nothing of the sparse seconds below it) and half as many
+ * again, plus two; within [MIN_SECONDS_PER_READ, SECONDS_PER_READ]. Reading too few costs one more statement
+ * (~1.5 µs), too many ~0.35 µs a second.
+ */
+function secondsToRead(remaining: number, perSecond: number): number {
+  if (!(perSecond > 0)) return SECONDS_PER_READ;
+  return Math.min(SECONDS_PER_READ, Math.max(MIN_SECONDS_PER_READ, Math.ceil((remaining / perSecond) * 1.5) + 2));
 }
 
 /**

@@ -218,6 +218,36 @@ for (const implementation of implementations) {
       }
     });
 
+    it.skipIf(implementation.name !== 'SQLite')('reads as many more seconds as the last read says the rest of the offset needs', async () => {
+      const probe = new BetterSqlite3(':memory:');
+      const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
+      probe.close();
+      const all = prototype.all;
+      const limits: number[] = [];
+      prototype.all = function counted(this: { source: string }, ...args: unknown[]) {
+        if (this.source.includes('notification_buckets')) limits.push(Number((args[0] as unknown[]).at(-1)));
+        return all.apply(this, args);
+      };
+      const before = at(70, 0);
+      const ids = expected({ before });
+      const secondsRead = async (offset: number) => {
+        limits.length = 0;
+        const page = await seekStore.notifications.listWithTexts(env, { before, page: offset / 10, limit: 10 });
+        expect(page.data.map((event) => event._id)).toEqual(ids.slice(offset, offset + 10));
+        return [...limits];
+      };
+      try {
+        // The first 8 seconds (60-65, 50-52 without the 56-59 gap) hold 1,860 events: offset 1,880 lies 20 rows below
+        // them, in second 50, so the next read asks for 4 seconds (the least), not 32.
+        expect(await secondsRead(1880)).toEqual([8, 4]);
+        // Offset 1,950, in the sparse seconds below (one event each): 4 seconds (50, 39-37), then 8 at that read's rate,
+        // then, after a read of one event a second, the rest at that rate, at most 32 a read.
+        expect(await secondsRead(1950)).toEqual([8, 4, 8, 32, 28]);
+      } finally {
+        prototype.all = all;
+      }
+    });
+
     it.skipIf(implementation.name !== 'SQLite')('reads a page of a dense second from its tenth, walking at most that tenth\'s events', async () => {
       const probe = new BetterSqlite3(':memory:');
       const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as { all: (...args: unknown[]) => unknown };
