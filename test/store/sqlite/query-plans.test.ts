@@ -166,7 +166,7 @@ describe('SQLite query plans of point lookups', () => {
     const plans = await read();
     for (const plan of plans) {
       expect(plan).toMatch(index);
-      expect(plan).not.toMatch(/^SCAN/m);
+      expect(plan).not.toMatch(/^SCAN (messages|notifications)\b/m);
     }
   });
 
@@ -174,7 +174,7 @@ describe('SQLite query plans of point lookups', () => {
     const plans = await plansOf(() => store.notifications.list('env', { emails: ['ada@example.com'], page: 0, limit: 10 }), 'notifications');
     for (const plan of plans) {
       expect(plan).toContain('notifications_env_email_list');
-      expect(plan).not.toMatch(/^SCAN/m);
+      expect(plan).not.toMatch(/^SCAN (messages|notifications)\b/m);
     }
   });
 
