@@ -1,4 +1,4 @@
-import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { normalizeContextKeys } from '../../domain/context-keys.js';
 import { hasDocumentConditions, matchesDocumentConditions, tagsColumn, type InboxFilter } from '../../domain/inbox.js';
 import type { DeliveryChannel, MarkAs, Message, Page } from '../../domain/types.js';
@@ -20,7 +20,7 @@ import type { Database, MessageCountersTable, MessagesTable } from './schema.js'
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks, SUBSCRIBER_COLUMNS, subscribersByIdsStatements, toSubscriber, type SubscriberRow } from './subscriber-repository.js';
 import type { Subscriber } from '../../domain/types.js';
-import { environmentIs } from './plan-hints.js';
+import { contextKeysAre, environmentIs } from './plan-hints.js';
 import { recordEngagement } from './overview-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { BACKEND_SHARD_SQL } from './backend-shard.js';
@@ -192,13 +192,13 @@ export class SqlMessageRepository implements MessageRepository {
     withSubscribers?: ReusableQuery<MessagePageParams>,
   ): Promise<Omit<Page<unknown>, 'data'> & { rows: R[]; subscriberRows?: SubscriberRow[] }> {
     const where = (eb: ExpressionBuilder<Database, 'messages'>) => {
-      const conditions = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
+      const conditions: Expression<SqlBool>[] = [eb('environment_id', '=', environmentId), eb('deleted', '=', 0)];
       if (filter.channel !== undefined) conditions.push(eb('channel', '=', filter.channel));
       if (filter.subscriberId !== undefined) conditions.push(eb('external_subscriber_id', '=', filter.subscriberId));
       if (filter.transactionIds !== undefined && filter.transactionIds.length > 0) {
         conditions.push(eb('transaction_id', 'in', filter.transactionIds));
       }
-      if (filter.contextKeys !== undefined) conditions.push(eb('context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
+      if (filter.contextKeys !== undefined) conditions.push(contextKeysAre('context_keys_norm', normalizeContextKeys(filter.contextKeys)));
       if (filter.read !== undefined) conditions.push(eb('read', '=', toFlag(filter.read)));
       if (filter.seen !== undefined) conditions.push(eb('seen', '=', toFlag(filter.seen)));
       return eb.and(conditions);
@@ -759,13 +759,20 @@ function pageParams(environmentId: string, filter: MessageListFilter, scope: str
     environmentId,
     channel: filter.channel,
     subscriberId: filter.subscriberId,
-    contextKeysNorm: filter.contextKeys === undefined ? undefined : normalizeContextKeys(filter.contextKeys),
+    ...contextKeysParams(filter.contextKeys),
     read: filter.read === undefined ? undefined : toFlag(filter.read),
     seen: filter.seen === undefined ? undefined : toFlag(filter.seen),
     limit: filter.limit + 1,
     offset: filter.page * filter.limit,
     scope,
   };
+}
+
+/** A context keys filter as the page statement's values: keys in `contextKeysNorm`, none ('') in `noContextKeys`. */
+function contextKeysParams(contextKeys: readonly string[] | undefined): Pick<MessagePageParams, 'contextKeysNorm' | 'noContextKeys'> {
+  if (contextKeys === undefined) return {};
+  const norm = normalizeContextKeys(contextKeys);
+  return norm === '' ? { noContextKeys: norm } : { contextKeysNorm: norm };
 }
 
 function counterScopeOf(filter: MessageListFilter): string | undefined {
@@ -841,7 +848,10 @@ interface MessagePageParams extends Record<string, unknown> {
   environmentId: string;
   channel?: string;
   subscriberId?: string;
+  /** Context keys to match, never '' (see contextKeysParams). */
   contextKeysNorm?: string;
+  /** '' when the filter asks for messages without context keys. */
+  noContextKeys?: string;
   read?: number;
   seen?: number;
   limit: number;
@@ -868,7 +878,9 @@ function messagePageQuery<R>(select: MessagePageQuery<R>['select']): MessagePage
       .where('deleted', '=', 0);
     if (p.channel !== undefined) query = query.where('channel', '=', p.channel);
     if (p.subscriberId !== undefined) query = query.where('external_subscriber_id', '=', p.subscriberId);
-    if (p.contextKeysNorm !== undefined) query = query.where('context_keys_norm', '=', p.contextKeysNorm);
+    // The literal beside the value states the partial context index's condition (contextKeysAre, migration 0038).
+    if (p.contextKeysNorm !== undefined) query = query.where('context_keys_norm', '=', p.contextKeysNorm).where('context_keys_norm', '<>', sql.lit(''));
+    if (p.noContextKeys !== undefined) query = query.where('context_keys_norm', '=', p.noContextKeys);
     if (p.read !== undefined) query = query.where('read', '=', p.read);
     if (p.seen !== undefined) query = query.where('seen', '=', p.seen);
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset);
@@ -887,12 +899,13 @@ const messageTextPage = messagePageQuery((query) =>
  * prepared: messages_env_subscriber_list serves it whatever the values and the tables' size, where with another filter
  * (a channel, a context) a generic plan could settle on the other filter's index.
  */
-function isSubscriberPage(filter: { subscriberId?: string; channel?: string; contextKeys?: unknown; contextKeysNorm?: string; read?: unknown; seen?: unknown; transactionIds?: unknown[] }): boolean {
+function isSubscriberPage(filter: { subscriberId?: string; channel?: string; contextKeys?: unknown; contextKeysNorm?: string; noContextKeys?: string; read?: unknown; seen?: unknown; transactionIds?: unknown[] }): boolean {
   return (
     filter.subscriberId !== undefined &&
     filter.channel === undefined &&
     filter.contextKeys === undefined &&
     filter.contextKeysNorm === undefined &&
+    filter.noContextKeys === undefined &&
     filter.read === undefined &&
     filter.seen === undefined &&
     (filter.transactionIds === undefined || filter.transactionIds.length === 0)

@@ -996,6 +996,64 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('subscribers_env_email').ifExists().execute();
     },
   },
+  '0038_delivery_index_entries': {
+    // Embedded deliveries (issue 24, session 22): every in-app delivery wrote an entry in each index of its event, its
+    // message, their jobs and details, the subscriber, the trigger and the counters, and each of those b-trees wrote
+    // ~0.11-0.18 WAL pages per delivery (BENCHMARKS.md, session 21). Three of them held entries no query can read:
+    // - the context indexes of messages and notifications held every row, though most rows have no context keys ('')
+    //   and the list filters ask only for a set of keys (an API filter cannot be empty). They now hold the rows with
+    //   keys; the filters state the condition as written here (contextKeysAre, plan-hints.ts), which both databases
+    //   need to use a partial index for a bound value.
+    // - notifications_env_email_list held the events of subscribers without an email (an email filter compares with
+    //   `=` or `IN`, which no null matches; both databases infer `IS NOT NULL` from those comparisons).
+    // SQLite also keeps the count tables WITHOUT ROWID (as notification_buckets, 0027): message_counters, overview_counts
+    // and overview_latency were each a table b-tree plus the primary key's own index (sqlite_autoindex_<table>_1), two
+    // b-trees written by every commit's sums (and by a new subscriber's first message), where the primary key's b-tree
+    // alone holds the row (a key and a count). Their columns and types are those of 0005 and 0024.
+    async up(db: Kysely<any>) {
+      await db.schema.dropIndex('messages_env_context_list').execute();
+      await db.schema
+        .createIndex('messages_env_context_list')
+        .on('messages')
+        .columns(['environment_id', 'context_keys_norm', 'deleted', 'created_at', 'id'])
+        .where(sql.ref('context_keys_norm'), '<>', sql.lit(''))
+        .execute();
+      await db.schema.dropIndex('notifications_env_context_list').execute();
+      await db.schema
+        .createIndex('notifications_env_context_list')
+        .on('notifications')
+        .columns(['environment_id', 'context_keys_norm', 'created_at', 'id'])
+        .where(sql.ref('context_keys_norm'), '<>', sql.lit(''))
+        .execute();
+      await db.schema.dropIndex('notifications_env_email_list').execute();
+      await db.schema
+        .createIndex('notifications_env_email_list')
+        .on('notifications')
+        .columns(['environment_id', 'subscriber_email', 'created_at', 'id'])
+        .where(sql.ref('subscriber_email'), 'is not', null)
+        .execute();
+      if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+      const counts: Array<[string, string[], string[]]> = [
+        ['message_counters', ['environment_id', 'scope', 'shard'], ['count']],
+        ['overview_counts', ['environment_id', 'hour', 'channel', 'provider_id', 'workflow_id', 'outcome', 'shard'], ['count']],
+        ['overview_latency', ['environment_id', 'hour', 'channel', 'bucket', 'shard'], ['count']],
+      ];
+      for (const [table, key, values] of counts) {
+        const columns = [...key, ...values];
+        const remade = `${table}_0038`;
+        await db.schema
+          .createTable(remade)
+          .$call((create) => columns.reduce((t, column) => t.addColumn(column, column === 'shard' || column === 'bucket' || column === 'count' ? 'integer' : 'text', (c) => c.notNull()), create))
+          .addPrimaryKeyConstraint(`${table}_pk`, key as never)
+          .modifyEnd(sql`without rowid`)
+          .execute();
+        const list = sql.join(columns.map((column) => sql.ref(column)));
+        await sql`insert into ${sql.table(remade)} (${list}) select ${list} from ${sql.table(table)}`.execute(db);
+        await db.schema.dropTable(table).execute();
+        await db.schema.alterTable(remade).renameTo(table).execute();
+      }
+    },
+  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

@@ -8,7 +8,7 @@ import { asReadBack, jobInsertStatements, loadJobsWithDetails, loadJobsWithDetai
 import { fromJson, toJson } from './json.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { SqlStoreOptions } from './sql-store.js';
-import { environmentIs } from './plan-hints.js';
+import { contextKeysAre, environmentIs } from './plan-hints.js';
 import { markPrepared } from '../postgres/prepared-statements.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
@@ -840,7 +840,7 @@ function listConditions(eb: ExpressionBuilder<Database, 'notifications'>, enviro
   if (filter.subscriberIds?.length) conditions.push(eb('notifications.external_subscriber_id', 'in', filter.subscriberIds));
   if (filter.severity?.length) conditions.push(eb('notifications.severity', 'in', filter.severity));
   if (filter.transactionId !== undefined) conditions.push(eb('notifications.transaction_id', '=', filter.transactionId));
-  if (filter.contextKeys !== undefined) conditions.push(eb('notifications.context_keys_norm', '=', normalizeContextKeys(filter.contextKeys)));
+  if (filter.contextKeys !== undefined) conditions.push(contextKeysAre('notifications.context_keys_norm', normalizeContextKeys(filter.contextKeys)));
   if (filter.after !== undefined) conditions.push(eb('notifications.created_at', '>', filter.after));
   if (filter.before !== undefined) conditions.push(eb('notifications.created_at', '<', filter.before));
   if (filter.status !== undefined) conditions.push(statusCondition(eb, environmentId, filter.status));

@@ -12,3 +12,16 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 export function environmentIs(environmentId: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`${sql.ref('environment_id')} || '' = ${environmentId}`;
 }
+
+/**
+ * A filter on the normalised context keys (`context_keys_norm = ?`, `column` as the query names it). The context
+ * indexes of messages and notifications hold only rows with keys (migration 0038: `WHERE context_keys_norm <> ''`, as
+ * most events and messages have none and each wrote an entry), and neither SQLite nor PostgreSQL can tell from a bound
+ * value that it is not '': the condition of the partial index is stated as written in the migration, a literal beside
+ * the value, so both use it (SQLite matches the index's WHERE term by term; PostgreSQL proves it from the query's
+ * clauses, for generic plans too). A filter for no keys ('') reads the environment's rows in time order instead.
+ */
+export function contextKeysAre(column: string, norm: string): RawBuilder<SqlBool> {
+  if (norm === '') return sql<SqlBool>`${sql.ref(column)} = ${norm}`;
+  return sql<SqlBool>`(${sql.ref(column)} = ${norm} and ${sql.ref(column)} <> '')`;
+}

@@ -142,6 +142,57 @@ describe('SQLite query plans of point lookups', () => {
     expect(plan).not.toMatch(/^SCAN/m);
   });
 
+  // Migration 0038 made the context indexes partial (rows with context keys only) and the events' email index too
+  // (events of subscribers with an email only). A filter reads them only when the query implies their condition: the
+  // context filters state it as a literal (contextKeysAre), an email compared with `=` or `IN (one)` implies it.
+  async function plansOf(read: () => Promise<unknown>, table: string): Promise<string[]> {
+    sent.length = 0;
+    await read();
+    const reads = sent.filter((query) => new RegExp(`from "${table}"`).test(query.sql));
+    expect(reads.length, sent.map((query) => query.sql).join('\n')).toBeGreaterThan(0);
+    return reads.map(planOfQuery);
+  }
+
+  it.each([
+    ['messages.list', () => plansOf(() => store.messages.list('env', { contextKeys: ['tenant:a'], page: 0, limit: 10 }), 'messages'), 'messages_env_context_list'],
+    ['messages.listStored', () => plansOf(() => store.messages.listStored('env', { contextKeys: ['tenant:a', 'region:eu'], page: 2, limit: 10 }), 'messages'), 'messages_env_context_list'],
+    [
+      'messages.list with a transactionId',
+      () => plansOf(() => store.messages.list('env', { contextKeys: ['tenant:a'], transactionIds: ['t1', 't2'], page: 0, limit: 10 }), 'messages'),
+      /messages_env_(context|transaction)_list/,
+    ],
+    ['notifications.list', () => plansOf(() => store.notifications.list('env', { contextKeys: ['tenant:a'], page: 0, limit: 10 }), 'notifications'), 'notifications_env_context_list'],
+  ] as const)('%s filtered by context keys reads the partial context index', async (_name, read, index) => {
+    const plans = await read();
+    for (const plan of plans) {
+      expect(plan).toMatch(index);
+      expect(plan).not.toMatch(/^SCAN (messages|notifications)\b/m);
+    }
+  });
+
+  it('the event list filtered by one email reads the partial email index', async () => {
+    const plans = await plansOf(() => store.notifications.list('env', { emails: ['ada@example.com'], page: 0, limit: 10 }), 'notifications');
+    for (const plan of plans) {
+      expect(plan).toContain('notifications_env_email_list');
+      expect(plan).not.toMatch(/^SCAN (messages|notifications)\b/m);
+    }
+  });
+
+  it('a filter for no context keys (not sent by the API) still finds the messages and events without keys', async () => {
+    const subscriber = await insertSubscriber(store, { environmentId: 'env-no-context', organizationId: 'org' });
+    const withKeys = buildMessage(subscriber, { contextKeys: ['tenant:a'] });
+    const without = buildMessage(subscriber);
+    await store.messages.createMany([withKeys, without]);
+    const page = await store.messages.list('env-no-context', { contextKeys: [], page: 0, limit: 10 });
+    expect(page.data.map((message) => message._id)).toEqual([without._id]);
+    expect(page.totalCount).toBe(1);
+    const keyed = await store.messages.list('env-no-context', { contextKeys: ['tenant:a'], page: 0, limit: 10 });
+    expect(keyed.data.map((message) => message._id)).toEqual([withKeys._id]);
+    const event = await insertNotificationEvent(store, subscriber);
+    const events = await store.notifications.list('env-no-context', { contextKeys: [], page: 0, limit: 10 });
+    expect(events.data.map((found) => found._id)).toContain(event._id);
+  });
+
   it('retention deletes a batch of expired events by the primary key', async () => {
     const subscriber = await insertSubscriber(store, { environmentId: 'env-retention', organizationId: 'org' });
     for (let i = 0; i < 12; i++) await insertNotificationEvent(store, subscriber, { createdAt: `2020-01-01T00:00:${String(i).padStart(2, '0')}.000Z` });
