@@ -20,7 +20,7 @@ import type { Database, MessageCountersTable, MessagesTable } from './schema.js'
 import type { SqlDialectName, SqlStoreOptions } from './sql-store.js';
 import { chunks, SUBSCRIBER_COLUMNS, subscribersByIdsStatements, toSubscriber, type SubscriberRow } from './subscriber-repository.js';
 import type { Subscriber } from '../../domain/types.js';
-import { contextKeysAre, environmentIs } from './plan-hints.js';
+import { contextKeysAre, environmentIs, hasContextKeys } from './plan-hints.js';
 import { recordEngagement } from './overview-repository.js';
 import { oneStatement, type NamedStatement } from './one-statement.js';
 import { BACKEND_SHARD_SQL } from './backend-shard.js';
@@ -878,8 +878,8 @@ function messagePageQuery<R>(select: MessagePageQuery<R>['select']): MessagePage
       .where('deleted', '=', 0);
     if (p.channel !== undefined) query = query.where('channel', '=', p.channel);
     if (p.subscriberId !== undefined) query = query.where('external_subscriber_id', '=', p.subscriberId);
-    // The literal beside the value states the partial context index's condition (contextKeysAre, migration 0038).
-    if (p.contextKeysNorm !== undefined) query = query.where('context_keys_norm', '=', p.contextKeysNorm).where('context_keys_norm', '<>', sql.lit(''));
+    // The condition beside the value is the partial context index's (migration 0038), which a bound value cannot show.
+    if (p.contextKeysNorm !== undefined) query = query.where('context_keys_norm', '=', p.contextKeysNorm).where(hasContextKeys('context_keys_norm'));
     if (p.noContextKeys !== undefined) query = query.where('context_keys_norm', '=', p.noContextKeys);
     if (p.read !== undefined) query = query.where('read', '=', p.read);
     if (p.seen !== undefined) query = query.where('seen', '=', p.seen);

@@ -23,5 +23,10 @@ export function environmentIs(environmentId: string): RawBuilder<SqlBool> {
  */
 export function contextKeysAre(column: string, norm: string): RawBuilder<SqlBool> {
   if (norm === '') return sql<SqlBool>`${sql.ref(column)} = ${norm}`;
-  return sql<SqlBool>`(${sql.ref(column)} = ${norm} and ${sql.ref(column)} <> '')`;
+  return sql<SqlBool>`(${sql.ref(column)} = ${norm} and ${hasContextKeys(column)})`;
+}
+
+/** The condition of the partial context indexes (migration 0038), as written there: for a filter that binds its keys. */
+export function hasContextKeys(column: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} <> ''`;
 }
