@@ -335,7 +335,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       triggerSweepMs: integer(env, 'HERALD_TRIGGER_SWEEP_MS', 60_000, 10),
       concurrencyWhileServing: integer(env, 'HERALD_WORKER_CONCURRENCY_WHILE_SERVING', 2, 0, 1000),
       // Scale-out: on a host it shares with an API process, the worker takes the CPU the API leaves, as the embedded
-      // gate above does in one process (bench:http, BENCHMARKS.md session 15). No effect on a host of its own.
+      // gate above does in one process. 19 since session 22 (more triggers accepted in 8 of 10 pairs, deliveries within
+      // ~5 %; BENCHMARKS.md sessions 15 and 22). No effect on a host of its own.
       nice: integer(env, 'HERALD_WORKER_NICE', 19, 0, 19),
     },
     outbound: {
