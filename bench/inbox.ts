@@ -38,7 +38,8 @@ import { buildServer } from '../scripts/build-server.mjs';
  *   In-process server as `bench:lists` runs it; the load comes from a worker thread.
  * - latency: trigger → `notification_received` at a socket.io client, one trigger at a time (unsaturated), against a
  *   real `herald start` (embedded) or `herald api` + `herald worker` processes (scale-out: the worker makes the message,
- *   the API process holds the socket). Measured from before the trigger's POST to the event's arrival.
+ *   the API process holds the socket). Measured from before the trigger's POST to the event's arrival, and to the
+ *   `unread_count_changed` that counts the new message (the bell's update).
  * - sockets: idle sockets opened to one server process (`herald start` embedded, `herald api` scale-out), each
  *   authenticated as its own subscriber, and that process's RSS (from /proc) at every 1,000 sockets.
  *
@@ -477,6 +478,8 @@ interface LatencyResult {
   mean: number;
   /** The trigger's own HTTP round trip (201 received), part of the figures above: the machine's noise shows here too. */
   triggerResponse: { p50: number; p99: number };
+  /** Trigger → the `unread_count_changed` that counts its message (the bell's update), from the same start. */
+  counts: { p50: number; p90: number; p99: number; max: number };
 }
 
 async function runLatencyPart(options: Options, code: 'compiled' | 'source'): Promise<LatencyResult> {
@@ -504,8 +507,15 @@ async function runLatencyPart(options: Options, code: 'compiled' | 'source'): Pr
     });
     const waiting = new Map<string, (at: number) => void>();
     socket.on('notification_received', ({ message }: { message: { transactionId: string } }) => waiting.get(message.transactionId)?.(performance.now()));
+    // The subscriber starts with no message and every trigger adds one unread: the n-th trigger's counts say n.
+    let triggered = 0;
+    let countsWaiter: { total: number; resolve: (at: number) => void } | undefined;
+    socket.on('unread_count_changed', ({ counts }: { counts: { total: number } }) => {
+      if (countsWaiter && counts.total >= countsWaiter.total) countsWaiter.resolve(performance.now());
+    });
 
     const responses: number[] = [];
+    const countLatencies: number[] = [];
     const once = async (n: number): Promise<number> => {
       const transactionId = `bench-${randomUUID()}`;
       const arrived = new Promise<number>((resolve, reject) => {
@@ -515,15 +525,28 @@ async function runLatencyPart(options: Options, code: 'compiled' | 'source'): Pr
           resolve(at);
         });
       });
+      const counted = new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no unread_count_changed counting ${transactionId} in 30 s`)), 30_000);
+        countsWaiter = {
+          total: ++triggered,
+          resolve: (at) => {
+            clearTimeout(timer);
+            countsWaiter = undefined;
+            resolve(at);
+          },
+        };
+      });
       const startedAt = performance.now();
       await api(deployment, 'POST', '/v1/events/trigger', { name: WORKFLOW, to: 'bench-latency', payload: { n }, transactionId });
       responses.push(performance.now() - startedAt);
       const at = await arrived;
       waiting.delete(transactionId);
+      countLatencies.push((await counted) - startedAt);
       return at - startedAt;
     };
     for (let n = 0; n < 20; n++) await once(n);
     responses.length = 0;
+    countLatencies.length = 0;
     const latencies: number[] = [];
     for (let n = 0; n < options.samples; n++) {
       latencies.push(await once(n));
@@ -533,6 +556,7 @@ async function runLatencyPart(options: Options, code: 'compiled' | 'source'): Pr
     socket.close();
     latencies.sort((a, b) => a - b);
     responses.sort((a, b) => a - b);
+    countLatencies.sort((a, b) => a - b);
     const result = {
       samples: latencies.length,
       p50: round(percentile(latencies, 50), 2),
@@ -541,10 +565,17 @@ async function runLatencyPart(options: Options, code: 'compiled' | 'source'): Pr
       max: round(latencies[latencies.length - 1]!, 2),
       mean: round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length, 2),
       triggerResponse: { p50: round(percentile(responses, 50), 2), p99: round(percentile(responses, 99), 2) },
+      counts: {
+        p50: round(percentile(countLatencies, 50), 2),
+        p90: round(percentile(countLatencies, 90), 2),
+        p99: round(percentile(countLatencies, 99), 2),
+        max: round(countLatencies[countLatencies.length - 1]!, 2),
+      },
     };
     log(
       `latency trigger → notification_received over ${result.samples} triggers: p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms ` +
-        `(the trigger's 201 alone: p50 ${result.triggerResponse.p50} ms, p99 ${result.triggerResponse.p99} ms; load average ${loadavg()[0]!.toFixed(2)})`,
+        `(the trigger's 201 alone: p50 ${result.triggerResponse.p50} ms, p99 ${result.triggerResponse.p99} ms; load average ${loadavg()[0]!.toFixed(2)}); ` +
+        `→ unread_count_changed: p50 ${result.counts.p50} ms, p99 ${result.counts.p99} ms`,
     );
     return result;
   } finally {
@@ -698,7 +729,8 @@ async function main(): Promise<void> {
     lines.push(
       '',
       `trigger → notification_received (${latency.samples} triggers, one at a time): p50 ${latency.p50} ms, p90 ${latency.p90} ms, p99 ${latency.p99} ms, max ${latency.max} ms; ` +
-        `of which the trigger's own 201: p50 ${latency.triggerResponse.p50} ms, p99 ${latency.triggerResponse.p99} ms`,
+        `of which the trigger's own 201: p50 ${latency.triggerResponse.p50} ms, p99 ${latency.triggerResponse.p99} ms; ` +
+        `trigger → unread_count_changed: p50 ${latency.counts.p50} ms, p90 ${latency.counts.p90} ms, p99 ${latency.counts.p99} ms, max ${latency.counts.max} ms`,
     );
   }
   if (options.parts.includes('sockets')) {

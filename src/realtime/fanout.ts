@@ -18,8 +18,10 @@ export type RealtimeFanout =
     };
 
 /**
- * The server-side socket.io event (never sent to a client) saying a subscriber's Inbox counts changed: each API
- * process that holds one of the subscriber's sockets reads the counts and sends them.
+ * The server-side socket.io event (never sent to a client) saying a subscriber's Inbox counts changed other than by a
+ * delivery (read, seen, archive, delete, snooze...): each API process that holds one of the subscriber's sockets reads
+ * the counts and sends them. A delivery needs none: its `notification_received` packet reaches exactly those
+ * processes, and they read the counts on it (socket-server.ts).
  */
 export const INBOX_CHANGED_EVENT = 'herald:inbox-changed';
 

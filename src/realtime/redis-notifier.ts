@@ -18,7 +18,8 @@ type PublishMany = Record<typeof PUBLISH_MANY, (...channelsAndMessages: Array<st
 
 /**
  * `deps.realtime` in scale-out, for API and worker processes alike: `notification_received` is emitted to the
- * subscriber's room through the Redis emitter; the counts change is a server-side emit. Publishing is fire and forget:
+ * subscriber's room through the Redis emitter, and the API process whose sockets it reaches reads the counts on it
+ * (socket-server.ts); the other counts changes are a server-side emit. Publishing is fire and forget:
  * while Redis is unreachable events are dropped (logged), never thrown into the write that made them.
  */
 export class RedisRealtimeNotifier implements RealtimeNotifier {
@@ -26,7 +27,7 @@ export class RedisRealtimeNotifier implements RealtimeNotifier {
 
   constructor(redis: Redis, key: string, private readonly logger: Logger) {
     // The emitter only publishes; a rejected publish must not become an unhandled rejection. Publishes made in the same
-    // turn of the event loop (a delivery's room emit and counts emit, and those of concurrent deliveries) go out as one
+    // turn of the event loop (concurrent deliveries' room emits, a retention sweep's counts emits) go out as one
     // command: one socket write instead of one each, the largest part of a worker's CPU per round trip. A script
     // rather than a pipeline: ioredis builds each pipeline by copying every script defined on the connection (BullMQ
     // defines dozens on this one), 3.5 % of the worker's CPU (BENCHMARKS.md, session 14).
@@ -72,8 +73,9 @@ export class RedisRealtimeNotifier implements RealtimeNotifier {
 
   messageDelivered(audience: InboxAudience, message: Message): void {
     try {
+      // One publish: its counts need no event of their own (a server-side emit reaches and is decoded by every API
+      // process; the room's packet only by those holding the subscriber's sockets).
       this.emitter.to(inboxRoom(audience)).emit('notification_received', { message: toRealtimeMessage(message) });
-      this.emitter.serverSideEmit(INBOX_CHANGED_EVENT, { environmentId: audience.environmentId, subscriberRecordId: audience.subscriberRecordId });
     } catch (error) {
       this.logger.warn({ err: error }, 'inbox event not published');
     }

@@ -38,7 +38,8 @@ interface SocketData {
  * `/socket.io/`, authenticated by the subscriber session token the clients put in the handshake query (`token`), one
  * room per subscriber. Embedded, events come in-process from the LocalRealtimeHub. Scaled out, the socket.io Redis
  * adapter carries `notification_received` from any process (workers publish it with the Redis emitter) to the
- * sockets of every API process, and a server-side event tells each API process that a subscriber's counts changed.
+ * sockets of every API process; the process whose socket it reaches reads the new counts. Other count changes (read,
+ * archive, delete...) come as a server-side event that tells each API process a subscriber's counts changed.
  *
  * Counts are read only by a process that holds one of the subscriber's sockets, and at most one read per
  * subscriber runs at a time (events during it are answered by one more read after it).
@@ -87,6 +88,11 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
     socket.handshake.url = '';
   });
 
+  /** Scaled out, on each socket: a notification_received sent to it (from the room's broadcast) asks for its counts. */
+  function countsFollowDeliveries(this: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, event: string): void {
+    if (event === 'notification_received') void sendCounts(this.data.audience);
+  }
+
   const holdsSocketsOf = (room: string) => (io.of('/').adapter.rooms.get(room)?.size ?? 0) > 0;
 
   const refreshing = new Map<string, { again: boolean }>();
@@ -100,6 +106,9 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
     const state = { again: false };
     refreshing.set(room, state);
     try {
+      // Calls made in this same turn are answered by this one read (each round starts by clearing `again`): a
+      // broadcast to a room asks once per socket of the room it reaches (countsFollowDeliveries).
+      await Promise.resolve();
       do {
         state.again = false;
         if (!holdsSocketsOf(room)) break;
@@ -137,7 +146,13 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
       });
     }
     io.adapter(createAdapter!(pub, sub, { key: fanout.key }));
-    // notification_received needs no code here: the adapter hands the emitter's packet to the room's local sockets.
+    // notification_received needs no code here: the adapter hands the emitter's packet to the room's local sockets,
+    // and only in a process that holds some (it drops other rooms' packets before decoding them). Its counts follow
+    // from that same packet, so a delivery publishes nothing else: a server-side event per delivery was decoded by
+    // every API process, holding sockets of that subscriber or not (BENCHMARKS.md, session 23).
+    io.on('connection', (socket) => socket.onAnyOutgoing(countsFollowDeliveries));
+    // Every other counts change (read, seen, archive, delete, snooze...) is a server-side event: no packet goes to
+    // the room for those.
     io.on(INBOX_CHANGED_EVENT as never, (audience: unknown) => {
       if (isInboxAudience(audience)) void sendCounts(audience);
     });

@@ -161,14 +161,18 @@ describe('Inbox events', () => {
     ada.close();
   });
 
-  it('a subscriber with two sockets (two tabs or devices) gets the events on both', async () => {
+  it('a subscriber with two sockets (two tabs or devices) gets the events on both, the counts once per delivery', async () => {
     const tabA = await open(adaToken);
     const tabB = await open(adaToken);
     const transactionId = await triggerFor(call, 'ada', 't-1');
     for (const tab of [tabA, tabB]) {
       await tab.waitFor('notification_received', (p) => p.message.transactionId === transactionId);
       await tab.waitFor('unread_count_changed');
+      await tab.waitFor('unseen_count_changed');
     }
+    // One read for the room, not one per socket the delivery reached (scaled out, each socket's packet asks for them).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const tab of [tabA, tabB]) expect(tab.events.map((event) => event.name)).toEqual(['notification_received', 'unread_count_changed', 'unseen_count_changed']);
     tabA.close();
     tabB.close();
   });
