@@ -23,7 +23,8 @@ import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
  * 2. `GET /v1/messages?subscriberId=…&limit=10` over `--list-subscribers` subscribers with 12 messages each, pages 0
  *    and 1 in turn, and `GET /v1/notifications?limit=10&page=…` over the pages of the events, so consecutive requests
  *    never ask for the same page;
- * 3. a bare Fastify process answering the same bytes on the same URLs, under the same load, in the same run.
+ * 3. a bare Fastify process answering, on each URL, the bytes Herald answered there (read after Herald's load of that
+ *    list), under the same load, in the same run.
  * Round trips per operation (SQL statements, Redis commands) are counted inside the Herald processes by a preloaded
  * module wrapping the drivers (bench/lib/round-trip-counter.mjs), read between phases. Since session 17 the list loads
  * are timed without its better-sqlite3 wrappers (`npm start` has none) and their statements counted in a 2-second load
@@ -187,14 +188,33 @@ function apiHealth(before: RoundTrips, after: RoundTrips) {
   };
 }
 
-async function startBare(bodies: Record<string, Buffer>): Promise<{ url: string; stop(): void }> {
+async function startBare(bodies: Map<string, Buffer>): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BARE, JSON.stringify({ port, bodies: Object.fromEntries(Object.entries(bodies).map(([path, body]) => [path, body.toString('base64')])) })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Thousands of pages: through a file, not the command line (one argument is limited to 128 KB).
+  const bodiesFile = join(mkdtempSync(join(tmpdir(), 'herald-bare-')), 'bodies.json');
+  writeFileSync(bodiesFile, JSON.stringify(Object.fromEntries([...bodies].map(([url, body]) => [url, body.toString('base64')]))));
+  const child = spawn(process.execPath, [BARE, JSON.stringify({ port, bodiesFile })], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('listening')) resolve(); });
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill('SIGKILL') };
+  return { url: `http://127.0.0.1:${port}`, stop: () => { child.kill('SIGKILL'); rmSync(dirname(bodiesFile), { recursive: true, force: true }); } };
+}
+
+/**
+ * What Herald answered on each of `paths`, read after its timed load (so no page is read before that load), 8 at a
+ * time: the bare server answers each URL with these bytes.
+ */
+async function answeredBodies(url: string, key: string, paths: readonly string[]): Promise<Map<string, Buffer>> {
+  const bodies = new Map<string, Buffer>();
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < paths.length) {
+      const path = paths[next++]!;
+      bodies.set(path, (await api(url, key, 'GET', path)).raw);
+    }
+  }));
+  return bodies;
 }
 
 function mergeGroups(a: Record<string, number[]>, b: Record<string, number[]>): Record<string, number[]> {
@@ -266,62 +286,66 @@ async function main(): Promise<void> {
       const messagePaths = listSubscribers.flatMap((id) => [0, 1].map((page) => `/v1/messages?subscriberId=${id}&limit=10&page=${page}`));
       const eventPages = Math.max(1, Math.min(2000, Math.floor(accepted / 10)));
       const notificationPaths = Array.from({ length: eventPages }, (_, page) => `/v1/notifications?limit=10&page=${page}`);
-      const sample = {
-        messages: (await api(target.url, key, 'GET', messagePaths[0]!)).raw,
-        notifications: (await api(target.url, key, 'GET', notificationPaths[0]!)).raw,
-      };
-      const bare = await startBare({ '/v1/messages': sample.messages, '/v1/notifications': sample.notifications });
-      try {
-        for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
-          const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
-          // `--list-counts apart`: the timed load runs without the counter's better-sqlite3 wrappers (taken out when the
-          // counts are read with the file there, put back at the next read), and the statements are counted in a load of
-          // their own right after it (same paths and connections, COUNTING_SECONDS).
-          const apart = options.listCounts === 'apart';
-          const sqliteOff = join(target.counterDir, 'sqlite-off');
-          if (apart) writeFileSync(sqliteOff, '');
-          const before = await readCounts(target, target.api);
-          const listGroups = target.worker ? cpuGroups() : undefined;
-          const cpuBefore = listGroups && readCpu(listGroups);
-          const writesBefore = writeSyscalls(target.api.pid!);
-          const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
-          const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
-          if (apart) rmSync(sqliteOff, { force: true });
-          const after = await readCounts(target, target.api);
-          const requests = herald.ok + herald.notOk;
-          let roundTripsPerRequest = perOperation(before, after, requests);
-          let countedApart: Record<string, unknown> | undefined;
-          if (apart) {
-            const counting = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: COUNTING_SECONDS, headers: { authorization: `ApiKey ${key}` } });
-            const counted = counting.ok + counting.notOk;
-            const countedAfter = await readCounts(target, target.api);
-            // Embedded, the timed load's own SQL statements are 0 (nothing counted them); scaled out, PostgreSQL's are
-            // counted in both loads (pg's wrapper stays: a round trip over a socket).
-            countedApart = { seconds: COUNTING_SECONDS, requests: counted, timedLoadPerRequest: roundTripsPerRequest };
-            roundTripsPerRequest = perOperation(after, countedAfter, counted);
-            log(`GET /v1/${name}: round trips counted over ${counted} requests after the timed load: ${JSON.stringify(roundTripsPerRequest)}`);
-          }
-          const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
-          lists[name] = {
-            bytes: sample[name].length,
-            heraldRps: Math.round(herald.requestsPerSecond),
-            bareRps: Math.round(bareResult.requestsPerSecond),
-            ratioToBare: Math.round((herald.requestsPerSecond / bareResult.requestsPerSecond) * 1000) / 1000,
-            latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
-            bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
-            statusCounts: herald.statusCounts,
-            roundTripsPerRequest,
-            ...(countedApart ? { roundTripsCountedApart: countedApart } : {}),
-            api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
-            ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
-          };
-          const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
-          log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}`);
-          if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
-          log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
+      for (const [name, paths] of [['messages', messagePaths], ['notifications', notificationPaths]] as const) {
+        // `--list-counts apart`: the timed load runs without the counter's better-sqlite3 wrappers (taken out when the
+        // counts are read with the file there, put back at the next read), and the statements are counted in a load of
+        // their own right after it (same paths and connections, COUNTING_SECONDS).
+        const apart = options.listCounts === 'apart';
+        const sqliteOff = join(target.counterDir, 'sqlite-off');
+        if (apart) writeFileSync(sqliteOff, '');
+        const before = await readCounts(target, target.api);
+        const listGroups = target.worker ? cpuGroups() : undefined;
+        const cpuBefore = listGroups && readCpu(listGroups);
+        const writesBefore = writeSyscalls(target.api.pid!);
+        const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
+        const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
+        if (apart) rmSync(sqliteOff, { force: true });
+        const after = await readCounts(target, target.api);
+        const requests = herald.ok + herald.notOk;
+        let roundTripsPerRequest = perOperation(before, after, requests);
+        let countedApart: Record<string, unknown> | undefined;
+        if (apart) {
+          const counting = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: COUNTING_SECONDS, headers: { authorization: `ApiKey ${key}` } });
+          const counted = counting.ok + counting.notOk;
+          const countedAfter = await readCounts(target, target.api);
+          // Embedded, the timed load's own SQL statements are 0 (nothing counted them); scaled out, PostgreSQL's are
+          // counted in both loads (pg's wrapper stays: a round trip over a socket).
+          countedApart = { seconds: COUNTING_SECONDS, requests: counted, timedLoadPerRequest: roundTripsPerRequest };
+          roundTripsPerRequest = perOperation(after, countedAfter, counted);
+          log(`GET /v1/${name}: round trips counted over ${counted} requests after the timed load: ${JSON.stringify(roundTripsPerRequest)}`);
         }
-      } finally {
-        bare.stop();
+        const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
+        // The baseline: a bare Fastify answering each URL with the bytes Herald answered there (pages differ in size:
+        // a subscriber's page 1 holds 2 of its 12 messages). Until session 23 it answered every URL with page 0's
+        // bytes, more than Herald's mean page (BENCHMARKS.md, session 23).
+        const bodies = await answeredBodies(target.url, key, paths);
+        const bare = await startBare(bodies);
+        let bareResult: Awaited<ReturnType<typeof load>>;
+        try {
+          bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
+        } finally {
+          bare.stop();
+        }
+        const bodyBytes = [...bodies.values()].map((body) => body.length);
+        lists[name] = {
+          bytes: Math.round(bodyBytes.reduce((sum, bytes) => sum + bytes, 0) / bodyBytes.length),
+          bytesRange: [Math.min(...bodyBytes), Math.max(...bodyBytes)],
+          bareStatusCounts: bareResult.statusCounts,
+          heraldRps: Math.round(herald.requestsPerSecond),
+          bareRps: Math.round(bareResult.requestsPerSecond),
+          ratioToBare: Math.round((herald.requestsPerSecond / bareResult.requestsPerSecond) * 1000) / 1000,
+          latencyMs: { p50: round1(herald.latencyMs.p50), p99: round1(herald.latencyMs.p99) },
+          bareLatencyMs: { p50: round1(bareResult.latencyMs.p50), p99: round1(bareResult.latencyMs.p99) },
+          statusCounts: herald.statusCounts,
+          roundTripsPerRequest,
+          ...(countedApart ? { roundTripsCountedApart: countedApart } : {}),
+          api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
+          ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
+        };
+        const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
+        log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}`);
+        if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
+        log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
       }
     }
 
