@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
-import { jsonBody } from '../json-body.js';
 import { Acknowledged, DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
 import {
   LegacyMarkAsBody,
@@ -41,7 +40,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       const { page = 0, limit = 10, ...filter } = request.query;
       const messages = await listMessages(deps, { caller: callerOf(request), ...filter, page, limit });
       // Written from the stored JSON, the bytes the response schema's serializer would write (message-page-serializer.ts).
-      return reply.type('application/json; charset=utf-8').send(jsonBody(serializeMessagePage(messages)));
+      return reply.type('application/json; charset=utf-8').send(serializeMessagePage(messages));
     },
   );
 

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { callerOf } from '../auth.js';
-import { jsonBody } from '../json-body.js';
 import { DataEnvelope, IdempotencyHeaders, PageEnvelope, commonErrorResponses } from '../schemas/common.js';
 import { ListNotificationsQuery, NotificationEventSchema, NotificationParams } from '../schemas/notification.js';
 import { getNotification } from '../../usecases/notifications/get-notification.js';
@@ -29,7 +28,7 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = as
       const { page = 0, limit = 10, ...filter } = request.query;
       const events = await listNotifications(deps, { caller: callerOf(request), ...filter, page, limit });
       // Kept texts written as they are, the rest by the item schema's serializer: the bytes the response schema writes.
-      return reply.type('application/json; charset=utf-8').send(jsonBody(serializeNotificationPage(events)));
+      return reply.type('application/json; charset=utf-8').send(serializeNotificationPage(events));
     },
   );
 
