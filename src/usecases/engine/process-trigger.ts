@@ -34,7 +34,6 @@ export interface ProcessTriggerOptions {
  * re-queues their first step.
  */
 export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload, options: ProcessTriggerOptions = {}): Promise<void> {
-  if (payload.acceptedAt !== undefined) await untilInsertLikelyCommitted(deps, payload.acceptedAt);
   let trigger = await deps.store.triggers.get(payload.environmentId, payload.triggerId);
   if (!trigger && payload.acceptedAt !== undefined) trigger = await awaitTriggerRow(deps, payload, payload.acceptedAt);
   if (!trigger || trigger.state !== 'accepted') return;
@@ -81,19 +80,8 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
 
 /** How long a job added beside its trigger's insert waits for the row before it claims the id (from acceptance). */
 export const UNSTORED_TRIGGER_WAIT_MS = 30_000;
-/**
- * A job taken within this many ms of its trigger's acceptance (an idle worker takes it as soon as it is added, before
- * the insert beside it has committed) waits out the rest before its first read, instead of reading a row not there
- * yet and again (a statement more per delivery when idle: the round-trip budget). Later jobs read at once.
- */
-const FRESH_JOB_MS = 5;
 /** Its first re-reads, in this process (ms between them): an insert in flight usually commits within them. */
 const IN_PROCESS_REREADS_MS = [5, 10, 20, 40];
-
-async function untilInsertLikelyCommitted(deps: Deps, acceptedAt: number): Promise<void> {
-  const pauseMs = Math.min(FRESH_JOB_MS, acceptedAt + FRESH_JOB_MS - deps.clock.now());
-  if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-}
 
 /**
  * The trigger of a job added beside the trigger's insert (acceptBesideInsert) that found no row: the insert may not
