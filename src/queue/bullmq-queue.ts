@@ -2,7 +2,7 @@ import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobType, typ
 import type { Redis } from 'ioredis';
 import { UnavailableError } from '../domain/errors.js';
 import type { Logger } from '../usecases/deps.js';
-import { JobNotReadyError, PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
+import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 import { guarded, openRedis, waitUntilReady } from '../store/redis/connection.js';
 import { allFulfilled, CoalescedBatches } from '../store/coalesced-batches.js';
 
@@ -116,7 +116,6 @@ export class BullMqQueue implements JobQueue {
           await done;
         } catch (error) {
           if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
-          if (error instanceof JobNotReadyError && (await this.postpone(job, token, error.retryInMs))) throw new DelayedError();
           if (isBackendUnavailable(error) && (await this.postpone(job, token))) throw new DelayedError();
           throw error;
         } finally {
@@ -169,13 +168,12 @@ export class BullMqQueue implements JobQueue {
   /**
    * An outage of PostgreSQL (or Redis) says nothing about the job: counted as attempts, a restart longer than
    * the backoff budget would fail every job in flight for good. Such a job waits and runs again with its
-   * attempts intact. False when it could not be moved (Redis is down too): the failure then counts. `delayMs`: a job
-   * not ready yet (JobNotReadyError) runs again after that long, without jitter.
+   * attempts intact. False when it could not be moved (Redis is down too): the failure then counts.
    */
-  private async postpone(job: Job, token: string | undefined, delayMs?: number): Promise<boolean> {
+  private async postpone(job: Job, token: string | undefined): Promise<boolean> {
     const base = this.options.unavailableRetryMs ?? 2000;
     try {
-      await job.moveToDelayed(Date.now() + (delayMs ?? base + Math.floor(Math.random() * base)), token);
+      await job.moveToDelayed(Date.now() + base + Math.floor(Math.random() * base), token);
       return true;
     } catch {
       return false;

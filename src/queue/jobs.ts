@@ -26,12 +26,6 @@ export interface TraceCarrier {
 export interface ProcessTriggerPayload extends TraceCarrier {
   environmentId: string;
   triggerId: string;
-  /**
-   * Set when the job was added beside the trigger's insert, before it committed (a queue without enqueueAlongside:
-   * BullMQ), to the clock's ms at acceptance: a job finding no trigger row waits for it, for a bounded time from this
-   * (processTrigger). Absent otherwise: the row was committed before the job was added, or never will be.
-   */
-  acceptedAt?: number;
 }
 
 export interface RunStepPayload extends TraceCarrier {

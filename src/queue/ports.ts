@@ -27,18 +27,6 @@ export interface QueuedJob<P = unknown> {
 export class RetryableJobError extends Error {}
 /** Thrown by a handler to fail the job at once, without retries. */
 export class PermanentJobError extends Error {}
-/**
- * Thrown by a handler whose job came before what it reads (a trigger's job added beside the trigger's insert, which
- * has not committed yet): the job runs again after `retryInMs` without using up an attempt.
- */
-export class JobNotReadyError extends Error {
-  constructor(
-    message: string,
-    readonly retryInMs: number,
-  ) {
-    super(message);
-  }
-}
 
 export type JobHandler = (job: QueuedJob) => Promise<void>;
 
@@ -53,8 +41,6 @@ export interface JobQueue {
    * `enqueue` for a job that reads what `write` (a store write already under way) stores. Where the job lands in the
    * same commit as the write (the SQL queue on SQLite's group commit) it is stored alongside instead of after it, one
    * commit wait instead of two, and starts only once `write` has committed; elsewhere it waits for `write` first.
-   * A queue without it (BullMQ) gets the trigger's job added while its insert is under way: the job may then start
-   * before the insert commits, or when it fails (acceptTrigger, processTrigger).
    */
   enqueueAlongside?(write: Promise<unknown>, name: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
   /** Starts consuming with `concurrency` jobs at once. */

@@ -5,7 +5,7 @@ import type { Logger } from '../usecases/deps.js';
 import type { Database, QueueJobsTable } from '../store/sql/schema.js';
 import { ReusableInsert, ReusableQuery } from '../store/sql/reusable-query.js';
 import type { SqlDialectName } from '../store/sql/sql-store.js';
-import { JobNotReadyError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
+import { PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueuedJob, type QueueStats } from './ports.js';
 
 type QueueRow = Selectable<QueueJobsTable>;
 
@@ -350,17 +350,8 @@ export class SqlQueue implements JobQueue {
 
   private async fail(job: QueuedJob, error: unknown, backoffMs: number): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
-    const now = this.options.clock.now();
-    if (error instanceof JobNotReadyError) {
-      // Not a failure: runs again later with its attempt given back.
-      await this.db
-        .updateTable('queue_jobs')
-        .set({ state: 'waiting', locked_until: null, attempts: sql`attempts - 1`, run_at: new Date(now + error.retryInMs).toISOString(), updated_at: new Date(now).toISOString() })
-        .where('id', '=', job.id)
-        .execute();
-      return;
-    }
     const final = error instanceof PermanentJobError || job.attempt >= job.maxAttempts;
+    const now = this.options.clock.now();
     if (final) {
       this.options.logger.error({ jobId: job.id, name: job.name, attempt: job.attempt, error: message }, 'job failed');
       await this.db

@@ -395,12 +395,6 @@ export interface TriggerRepository {
   get(environmentId: string, id: string): Promise<TriggerRecord | undefined>;
   findByTransactionId(environmentId: string, transactionId: string): Promise<TriggerRecord | undefined>;
   setState(environmentId: string, id: string, state: TriggerRecord['state'], error?: string): Promise<void>;
-  /**
-   * Claims a trigger id whose row is missing, so it can never be stored: writes a tombstone under it (state `failed`)
-   * unless a trigger holds the id. An insert of the id still in flight is waited for (the primary key's index), so
-   * the trigger was either stored first (false) or its insert now fails. True when the tombstone was written.
-   */
-  claimUnstored(environmentId: string, id: string): Promise<boolean>;
   /** Accepted triggers older than `before` (the recovery sweep re-enqueues them). */
   listStale(before: string, limit: number): Promise<TriggerRecord[]>;
   /**

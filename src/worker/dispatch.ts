@@ -2,7 +2,7 @@ import { createTemplateRenderer, type TemplateRenderer } from '../domain/templat
 import { SELF_CONTAINED_STEP_TYPES } from '../domain/workflow.js';
 import { ProviderError } from '../providers/ports.js';
 import { JOB_NAMES, type DeliverWebhookPayload, type EndSnoozePayload, type ProcessTriggerPayload, type RunStepPayload } from '../queue/jobs.js';
-import { JobNotReadyError, PermanentJobError, RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
+import { PermanentJobError, RetryableJobError, type JobHandler, type QueuedJob } from '../queue/ports.js';
 import type { JobStatusLabel, StepObservation } from '../observability/ports.js';
 import { DELIVERY_CHANNELS } from '../domain/types.js';
 import type { Deps } from '../usecases/deps.js';
@@ -103,8 +103,7 @@ async function observed(deps: Deps, job: QueuedJob | undefined, observation: Ste
         if (observation.outcome && STEP_OUTCOMES.has(observation.outcome)) status = observation.outcome as JobStatusLabel;
       } catch (error) {
         // A step that failed inside the trigger's job is queued instead: it runs again, as a retry does.
-        // A job not ready yet runs again without using an attempt.
-        status = !job || error instanceof JobNotReadyError || (!(error instanceof PermanentJobError) && job.attempt < job.maxAttempts) ? 'retry' : 'failed';
+        status = !job || (!(error instanceof PermanentJobError) && job.attempt < job.maxAttempts) ? 'retry' : 'failed';
         throw error;
       } finally {
         span.setAttributes({ 'herald.outcome': status });
@@ -130,7 +129,7 @@ async function runProcessTrigger(deps: Deps, job: QueuedJob, runFirstStep: Proce
   try {
     await processTrigger(deps, payload, { runFirstStep });
   } catch (error) {
-    if (job.attempt >= job.maxAttempts && !(error instanceof JobNotReadyError)) {
+    if (job.attempt >= job.maxAttempts) {
       await deps.store.triggers.setState(payload.environmentId, payload.triggerId, 'failed', errorText(error));
     }
     throw error;

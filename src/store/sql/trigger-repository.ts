@@ -111,28 +111,6 @@ export class SqlTriggerRepository implements TriggerRepository {
     return setTriggerState.compile(this.db, this.options.dialect, { state, error: error ?? null, updatedAt: new Date().toISOString(), environmentId, id });
   }
 
-  async claimUnstored(environmentId: string, id: string): Promise<boolean> {
-    const now = new Date().toISOString();
-    const result = await this.db
-      .insertInto('triggers')
-      .values({
-        id,
-        environment_id: environmentId,
-        organization_id: '',
-        transaction_id: unstoredTransactionId(id),
-        workflow_id: '',
-        request: '{}',
-        state: 'failed',
-        error: UNSTORED_ERROR,
-        created_at: now,
-        updated_at: now,
-      })
-      // No conflict target: the primary key's conflict is the one that can happen (the tombstone's transactionId is its own).
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
-  }
-
   async listStale(before: string, limit: number): Promise<TriggerRecord[]> {
     const rows = await this.db
       .selectFrom('triggers')
@@ -218,16 +196,6 @@ function toJobRef(row: { id: string; notification_id: string; status: string; cr
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/** The error a tombstone of claimUnstored records. */
-export const UNSTORED_ERROR = 'never stored: its job found no trigger row (the insert failed, repeated a transactionId or never committed)';
-/**
- * A tombstone's transactionId: its own per id (unique per environment), and longer than any a client can send (255,
- * schemas/event.ts) or Herald generates, so no trigger's transactionId finds it.
- */
-function unstoredTransactionId(id: string): string {
-  return `never-stored:${id}:`.padEnd(300, '-');
 }
 
 /** At most this many triggers in one insert statement. */

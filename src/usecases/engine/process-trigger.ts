@@ -6,7 +6,6 @@ import { toJobStep, toNotificationEventTemplate } from '../../domain/workflow-sh
 import type { Integration, NotificationEvent, NotificationEventSubscriber, StepType } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
 import { dedupeKeys, type ProcessTriggerPayload } from '../../queue/jobs.js';
-import { JobNotReadyError } from '../../queue/ports.js';
 import type { StoredJob, TriggerRecord } from '../../store/ports.js';
 import type { Deps } from '../deps.js';
 import type { TriggerRequest } from '../events/accept-trigger.js';
@@ -34,8 +33,7 @@ export interface ProcessTriggerOptions {
  * re-queues their first step.
  */
 export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload, options: ProcessTriggerOptions = {}): Promise<void> {
-  let trigger = await deps.store.triggers.get(payload.environmentId, payload.triggerId);
-  if (!trigger && payload.acceptedAt !== undefined) trigger = await awaitTriggerRow(deps, payload, payload.acceptedAt);
+  const trigger = await deps.store.triggers.get(payload.environmentId, payload.triggerId);
   if (!trigger || trigger.state !== 'accepted') return;
   // The cache's own frozen copy: the engine only reads the workflow (a copy per trigger was 1.6 % of the drain's CPU).
   const workflow = await deps.store.workflows.get(trigger.environmentId, trigger.workflowId, { shared: true });
@@ -76,36 +74,6 @@ export async function processTrigger(deps: Deps, payload: ProcessTriggerPayload,
     await enqueueFollowUps(deps, ran ? created.followUps.slice(1) : created.followUps);
   }
   await deps.store.triggers.setState(trigger.environmentId, trigger._id, 'processed');
-}
-
-/** How long a job added beside its trigger's insert waits for the row before it claims the id (from acceptance). */
-export const UNSTORED_TRIGGER_WAIT_MS = 30_000;
-/** Its first re-reads, in this process (ms between them): an insert in flight usually commits within them. */
-const IN_PROCESS_REREADS_MS = [5, 10, 20, 40];
-
-/**
- * The trigger of a job added beside the trigger's insert (acceptBesideInsert) that found no row: the insert may not
- * have committed yet, or it stored nothing (its transactionId was taken, it failed, its process died). Re-read a few
- * times here, then the job runs again later (JobNotReadyError: no attempt used) until UNSTORED_TRIGGER_WAIT_MS from
- * acceptance; then the id is claimed with a tombstone. The claim waits for an insert of the id in flight, so the
- * trigger is either found then or can no longer be stored (its insert fails and its request answers an error, never a
- * 2xx that nothing delivers). Undefined: nothing to deliver. The API claims the ids its inserts did not store itself,
- * so their jobs usually find the tombstone here at once.
- */
-async function awaitTriggerRow(deps: Deps, payload: ProcessTriggerPayload, acceptedAt: number): Promise<TriggerRecord | undefined> {
-  const waited = deps.clock.now() - acceptedAt;
-  if (waited >= UNSTORED_TRIGGER_WAIT_MS) {
-    if (await deps.store.triggers.claimUnstored(payload.environmentId, payload.triggerId)) return undefined;
-    // Stored first (the claim waited for its insert), or claimed before (by the API, or an earlier run of this job).
-    return deps.store.triggers.get(payload.environmentId, payload.triggerId);
-  }
-  for (const pauseMs of IN_PROCESS_REREADS_MS) {
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    const trigger = await deps.store.triggers.get(payload.environmentId, payload.triggerId);
-    if (trigger) return trigger;
-  }
-  // About as long again as it has waited, so a job of a trigger never stored comes back a few dozen times in all.
-  throw new JobNotReadyError(`trigger ${payload.triggerId} is not stored yet`, Math.min(1000, Math.max(100, waited)));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { contextKeysFromContext, type TriggerContext } from '../../domain/context-keys.js';
 import { UnprocessableError, ValidationError } from '../../domain/errors.js';
 import { newId, newTransactionId } from '../../domain/ids.js';
+import { isoNow } from '../../domain/clock.js';
 import { validatePayload } from '../../domain/payload-schema.js';
 import type { Caller } from '../../domain/types.js';
 import type { Workflow } from '../../domain/workflow.js';
@@ -84,22 +85,20 @@ function recipientProblems(recipient: unknown, field: string): string[] {
 }
 
 /**
- * Records an accepted trigger and enqueues its processing. A transactionId already used in the environment creates
- * nothing and answers as the first did. Embedded, the trigger row is written first (the SQL queue's job in the same
- * commit): if the process dies before the queue row exists, the worker's sweep enqueues it (dedupe key = trigger id), so
- * a 201 is never lost. Scaled out, the job is added beside the insert (acceptBesideInsert).
+ * Records an accepted trigger and enqueues its processing. The trigger row is written first: if the process
+ * dies before the queue row exists, the worker's start-up sweep enqueues it (dedupe key = trigger id), so a
+ * 201 is never lost. A transactionId already used in the environment creates nothing and answers as the first did.
  */
 export async function acceptTrigger(
   deps: Deps,
   input: { caller: Caller; workflow: Workflow; request: TriggerRequest; transactionId?: string },
 ): Promise<TriggerResult> {
-  const acceptedAt = deps.clock.now();
-  const now = new Date(acceptedAt).toISOString();
+  const now = isoNow(deps.clock);
   const record: TriggerRecord = {
-    _id: newId(acceptedAt),
+    _id: newId(deps.clock.now()),
     environmentId: input.caller.environmentId,
     organizationId: input.caller.organizationId,
-    transactionId: input.transactionId ?? newTransactionId(acceptedAt),
+    transactionId: input.transactionId ?? newTransactionId(deps.clock.now()),
     workflowId: input.workflow.workflowId,
     request: stripUndefined(input.request),
     state: 'accepted',
@@ -107,67 +106,22 @@ export async function acceptTrigger(
     updatedAt: now,
   };
   const creating = deps.store.triggers.create(record);
-  if (!deps.queue.enqueueAlongside) return acceptBesideInsert(deps, record, creating, acceptedAt);
   // Embedded: the queue row is written with the trigger row (one commit wait). A repeated transactionId leaves a job
-  // for a trigger id that was never stored, which finds nothing to do (the job starts only after the write).
-  const alongside = enqueueTrigger(deps, record, { write: creating });
+  // for a trigger id that was never stored, which finds nothing to do.
+  const alongside = deps.queue.enqueueAlongside ? enqueueTrigger(deps, record, creating) : undefined;
   const [{ trigger, created }] = await Promise.all([creating, alongside]);
   if (created) deps.metrics.triggersAccepted(1);
   // A repeat of a trigger whose first enqueue failed re-enqueues it; the dedupe key makes this a no-op otherwise.
-  else if (trigger.state === 'accepted') await enqueueTrigger(deps, trigger);
+  if ((created && !alongside) || (!created && trigger.state === 'accepted')) await enqueueTrigger(deps, trigger);
   return { acknowledged: true, status: 'processed', transactionId: trigger.transactionId };
 }
 
-/**
- * A queue that cannot hold the job back until the insert commits (BullMQ): the job is added while the insert is under
- * way, so the request waits for one stage instead of two. The job carries `acceptedAt`: started before the row is
- * committed, it waits for it (processTrigger). When the insert stored nothing under this id (its transactionId was
- * taken, or it failed), the id is claimed with a tombstone, so that job finds it at once and delivers nothing; should
- * the claim fail too, the job claims the id itself when its wait is over. An add that fails after a stored insert
- * answers an error as before (the row's job is then enqueued by a repeat of the request or by the worker's sweep).
- */
-async function acceptBesideInsert(
-  deps: Deps,
-  record: TriggerRecord,
-  creating: Promise<{ trigger: TriggerRecord; created: boolean }>,
-  acceptedAt: number,
-): Promise<TriggerResult> {
-  const [insert, add] = await Promise.allSettled([creating, enqueueTrigger(deps, record, { acceptedAt })]);
-  if (insert.status === 'fulfilled' && insert.value.created) {
-    deps.metrics.triggersAccepted(1);
-    if (add.status === 'rejected') throw add.reason;
-    return { acknowledged: true, status: 'processed', transactionId: record.transactionId };
-  }
-  await claimUnstored(deps, record);
-  if (insert.status === 'rejected') throw insert.reason;
-  const { trigger } = insert.value;
-  if (trigger.state === 'accepted') await enqueueTrigger(deps, trigger);
-  return { acknowledged: true, status: 'processed', transactionId: trigger.transactionId };
-}
-
-/** Best effort: a claim that fails leaves it to the job (processTrigger claims the id once its wait is over). */
-async function claimUnstored(deps: Deps, record: TriggerRecord): Promise<void> {
-  try {
-    await deps.store.triggers.claimUnstored(record.environmentId, record._id);
-  } catch (error) {
-    deps.logger.warn({ err: error, triggerId: record._id }, 'could not claim the id of a trigger that was not stored; its job will');
-  }
-}
-
-/**
- * Enqueues the trigger's processing; with `write` (the trigger's insert, under way) alongside it
- * (JobQueue.enqueueAlongside); with `acceptedAt` beside an insert not committed yet (acceptBesideInsert).
- */
-export async function enqueueTrigger(
-  deps: Deps,
-  trigger: Pick<TriggerRecord, '_id' | 'environmentId'>,
-  options: { write?: Promise<unknown>; acceptedAt?: number } = {},
-): Promise<void> {
-  const { payload, options: enqueueOptions } = triggerJob(trigger);
-  if (options.acceptedAt !== undefined) payload.acceptedAt = options.acceptedAt;
+/** Enqueues the trigger's processing; with `write` (the trigger's insert, under way) alongside it (JobQueue.enqueueAlongside). */
+export async function enqueueTrigger(deps: Deps, trigger: Pick<TriggerRecord, '_id' | 'environmentId'>, write?: Promise<unknown>): Promise<void> {
+  const { payload, options } = triggerJob(trigger);
   const traced = withTraceparent(payload, deps.tracing.traceparent());
-  if (options.write && deps.queue.enqueueAlongside) await deps.queue.enqueueAlongside(options.write, JOB_NAMES.processTrigger, traced, enqueueOptions);
-  else await deps.queue.enqueue(JOB_NAMES.processTrigger, traced, enqueueOptions);
+  if (write && deps.queue.enqueueAlongside) await deps.queue.enqueueAlongside(write, JOB_NAMES.processTrigger, traced, options);
+  else await deps.queue.enqueue(JOB_NAMES.processTrigger, traced, options);
 }
 
 /** The queue job that processes a trigger, deduplicated by the trigger id. */

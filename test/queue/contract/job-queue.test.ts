@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobNotReadyError, PermanentJobError, RetryableJobError, type EnqueueOptions, type JobQueue, type QueuedJob } from '../../../src/queue/ports.js';
+import { PermanentJobError, RetryableJobError, type EnqueueOptions, type JobQueue, type QueuedJob } from '../../../src/queue/ports.js';
 import { BullMqQueue } from '../../../src/queue/bullmq-queue.js';
 import type { Logger } from '../../../src/usecases/deps.js';
 import { SqlQueue } from '../../../src/queue/sql-queue.js';
@@ -204,21 +204,6 @@ for (const implementation of implementations) {
       await waitFor(() => runs.length === 2, 10_000, 'two attempts');
       await sleep(300);
       expect(runs).toHaveLength(2);
-    });
-
-    it('runs a job that is not ready again after the delay it asks for, without using an attempt', async () => {
-      const queue = await queueOn({ attempts: 1, backoffMs: 5_000 });
-      const runs = await consume(queue, async () => {
-        if (runs.length < 3) throw new JobNotReadyError('not stored yet', 150);
-      });
-      await queue.enqueue('contract.notReady', {});
-      await waitFor(() => runs.length === 3, 10_000, 'three runs');
-      // One attempt allowed, and every run is the first attempt: none was used up (a retry would wait 5 s).
-      expect(runs.map((run) => run.job.attempt)).toEqual([1, 1, 1]);
-      expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(140);
-      expect(runs[2].at - runs[1].at).toBeGreaterThanOrEqual(140);
-      await sleep(300);
-      expect(runs).toHaveLength(3);
     });
 
     it('fails a job at once on PermanentJobError', async () => {
