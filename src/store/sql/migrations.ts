@@ -1054,56 +1054,6 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
-  '0039_execution_details_by_event_key': {
-    // Embedded deliveries (issue 24, session 23): an in-app delivery writes three execution details, and each wrote
-    // three b-trees: the table (by rowid), its primary key's index (id) and execution_details_notification. No
-    // statement reads a detail by its id: jobs.get, the event pages and retention all read an event's details by
-    // notification_id. On SQLite the table is remade WITHOUT ROWID keyed (notification_id, id): its one b-tree holds
-    // the rows in the order every reader finds them, and each detail writes one b-tree instead of three. The columns
-    // and their order are 0001's; the triggers of 0029, dropped with the old table, are made again as 0029 made them.
-    // One transaction: the copy of the largest table takes minutes at millions of events (BENCHMARKS.md, session 23),
-    // and a process stopped during it must find the old table as it was, not half a migration (SQLite migrations
-    // otherwise run statement by statement). PostgreSQL keeps its heap and indexes.
-    async up(db: Kysely<any>) {
-      if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-      await db.transaction().execute(async (trx) => {
-        const remade = 'execution_details_0039';
-        await trx.schema
-          .createTable(remade)
-          .addColumn('id', 'text', (c) => c.notNull())
-          .addColumn('environment_id', 'text', (c) => c.notNull())
-          .addColumn('job_id', 'text', (c) => c.notNull())
-          .addColumn('notification_id', 'text', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('detail', 'text', (c) => c.notNull())
-          .addColumn('is_retry', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('is_test', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('provider_id', 'text')
-          .addColumn('raw', 'text')
-          .addColumn('source', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .addPrimaryKeyConstraint('execution_details_pk', ['notification_id', 'id'])
-          .modifyEnd(sql`without rowid`)
-          .execute();
-        const columns = sql.join(
-          ['id', 'environment_id', 'job_id', 'notification_id', 'status', 'detail', 'is_retry', 'is_test', 'provider_id', 'raw', 'source', 'created_at'].map((column) =>
-            sql.ref(column),
-          ),
-        );
-        // In key order, so each row is appended to the new b-tree.
-        await sql`insert into ${sql.table(remade)} (${columns}) select ${columns} from execution_details order by notification_id, id`.execute(trx);
-        await trx.schema.dropTable('execution_details').execute();
-        await trx.schema.alterTable(remade).renameTo('execution_details').execute();
-        const forget = (row: 'new' | 'old') => sql.raw(`delete from notification_texts where notification_id = ${row}.notification_id;`);
-        await sql`create trigger notification_texts_execution_details_insert after insert on execution_details begin ${forget('new')} end`.execute(trx);
-        await sql`
-          create trigger notification_texts_execution_details_update after update on execution_details
-          begin ${forget('old')} ${forget('new')} end
-        `.execute(trx);
-        await sql`create trigger notification_texts_execution_details_delete after delete on execution_details begin ${forget('old')} end`.execute(trx);
-      });
-    },
-  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */
