@@ -320,12 +320,7 @@ async function main(): Promise<void> {
         // bytes, more than Herald's mean page (BENCHMARKS.md, session 23).
         const bodies = await answeredBodies(target.url, key, paths);
         const bare = await startBare(bodies);
-        let bareResult: Awaited<ReturnType<typeof load>>;
-        try {
-          bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration });
-        } finally {
-          bare.stop();
-        }
+        const bareResult = await load({ kind: 'rotate', url: bare.url, paths, connections: options.connections, durationSeconds: options.duration }).finally(() => bare.stop());
         const bodyBytes = [...bodies.values()].map((body) => body.length);
         lists[name] = {
           bytes: Math.round(bodyBytes.reduce((sum, bytes) => sum + bytes, 0) / bodyBytes.length),

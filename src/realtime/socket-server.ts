@@ -146,9 +146,9 @@ export async function attachInboxSockets(httpServer: HttpServer, options: InboxS
       });
     }
     io.adapter(createAdapter!(pub, sub, { key: fanout.key }));
-    // notification_received needs no code here: the adapter hands the emitter's packet to the room's local sockets,
-    // and only in a process that holds some (it drops other rooms' packets before decoding them). Its counts follow
-    // from that same packet, so a delivery publishes nothing else: a server-side event per delivery was decoded by
+    // The adapter hands the emitter's notification_received packet to the room's local sockets, and only in a process
+    // that holds some (it drops other rooms' packets before decoding them). Its counts follow from that same packet
+    // (countsFollowDeliveries), so a delivery publishes nothing else: a server-side event per delivery was decoded by
     // every API process, holding sockets of that subscriber or not (BENCHMARKS.md, session 23).
     io.on('connection', (socket) => socket.onAnyOutgoing(countsFollowDeliveries));
     // Every other counts change (read, seen, archive, delete, snooze...) is a server-side event: no packet goes to
