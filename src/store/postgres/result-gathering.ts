@@ -6,7 +6,7 @@
  * The embedded server does the same for its reads (http/read-gathering.ts). Scaled out, a list request's page arrives
  * on one of the pool's connections; without this each page's continuation (the connection's release, which submits a
  * waiting request's statement, the page's reply and its write) ran between the parses of the other connections'
- * results. Run together they cost the API process ~15-20 % less CPU per list request (BENCHMARKS.md, session 24).
+ * results. Run together they cost the API process 10-25 % less CPU per messages list request (BENCHMARKS.md, session 24).
  * Nothing waits longer than the end of the loop turn the result arrived in; errors are handed on at once. Only reads'
  * results are gathered (connection.ts): a write's result often starts the next batch of a serial chain of batches,
  * whose rate any wait cuts.
