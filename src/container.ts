@@ -62,6 +62,11 @@ export interface ContainerOptions {
   /** Skip migrations (the scale-out API/worker expects `herald migrate` to have run; embedded migrates). */
   migrate?: boolean;
   /**
+   * PostgreSQL results that arrive in one event-loop turn continue together after it (store/postgres/
+   * result-gathering.ts): set by `herald api`, whose requests each wait for one.
+   */
+  gatherQueryResults?: boolean;
+  /**
    * Prefix of every Redis key (BullMQ queue, idempotency keys, rate-limit counters) when `redisUrl`
    * is set, so several Herald instances (or test files) can share one Redis. Default `herald`.
    */
@@ -95,13 +100,16 @@ export function createLogger(config: Config): Logger {
 }
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */
-export async function openDatabase(config: Config, options: { logger?: Logger; backgroundCheckpoints?: boolean } = {}): Promise<Kysely<Database>> {
+export async function openDatabase(
+  config: Config,
+  options: { logger?: Logger; backgroundCheckpoints?: boolean; gatherResults?: boolean } = {},
+): Promise<Kysely<Database>> {
   // Only a serving process checkpoints on a thread: a one-shot command's few writes are checkpointed when it closes.
   if (!config.databaseUrl) {
     return openSqlite(config.dataDir, undefined, { checkpointIntervalMs: options.backgroundCheckpoints ? config.sqliteCheckpointMs : 0, logger: options.logger });
   }
   const { openPostgres } = await import('./store/postgres/connection.js');
-  return openPostgres(config.databaseUrl, config.databasePoolSize);
+  return openPostgres(config.databaseUrl, config.databasePoolSize, { gatherResults: options.gatherResults });
 }
 
 /**
@@ -129,7 +137,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const logger = options.logger ?? createLogger(config);
   const secretBox = new SecretBox(loadMasterKey(config));
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
-  const db = await openDatabase(config, { logger, backgroundCheckpoints: true });
+  const db = await openDatabase(config, { logger, backgroundCheckpoints: true, gatherResults: options.gatherQueryResults });
   if (options.migrate ?? true) await migrateToLatest(db, dialect);
 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.

@@ -26,7 +26,8 @@ export function requireScaleoutConfig(config: Config, command: string): void {
 
 export async function startApi(config: Config = loadConfig()): Promise<RunningApi> {
   requireScaleoutConfig(config, 'api');
-  const container = await createContainer(config, { migrate: false });
+  // Its requests' PostgreSQL results continue together, a turn's at a time (store/postgres/result-gathering.ts).
+  const container = await createContainer(config, { migrate: false, gatherQueryResults: true });
   const { deps } = container;
   try {
     // The keys are announced once, by the first process to start: they are stored hashed and cannot be shown again.
