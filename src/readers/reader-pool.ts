@@ -56,12 +56,10 @@ class ReaderThread {
   readonly exited: Promise<void>;
 
   constructor(data: ReaderThreadData, onExit: (thread: ReaderThread, code: number) => void, onError: (error: Error) => void) {
-    // Compiled: the thread's .js beside this one. Under tsx or vitest (the source): the .ts, through tsx's loader.
+    // Compiled: the thread's .js beside this one. Under tsx or vitest (the source): source-thread.mjs, which registers
+    // tsx's loader in the thread and imports the .ts.
     const source = import.meta.url.endsWith('.ts');
-    this.worker = new Worker(new URL(source ? './reader-thread.ts' : './reader-thread.js', import.meta.url), {
-      workerData: data,
-      ...(source ? { execArgv: ['--import', 'tsx'] } : {}),
-    });
+    this.worker = new Worker(new URL(source ? './source-thread.mjs' : './reader-thread.js', import.meta.url), { workerData: data });
     this.worker.unref();
     this.worker.on('message', (answer: PageAnswer) => this.settle(answer));
     this.worker.on('error', onError);
