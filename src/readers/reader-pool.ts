@@ -61,7 +61,9 @@ class ReaderThread {
     const source = import.meta.url.endsWith('.ts');
     this.worker = new Worker(new URL(source ? './source-thread.mjs' : './reader-thread.js', import.meta.url), { workerData: data });
     this.worker.unref();
-    this.worker.on('message', (answer: PageAnswer) => this.settle(answer));
+    this.worker.on('message', (answers: PageAnswer[]) => {
+      for (const answer of answers) this.settle(answer);
+    });
     this.worker.on('error', onError);
     this.exited = new Promise((resolve) =>
       this.worker.once('exit', (code) => {
@@ -77,9 +79,17 @@ class ReaderThread {
   ask(request: PageRequest): Promise<Buffer | string | undefined> {
     return new Promise((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject });
-      this.worker.postMessage(request);
+      // The requests of one event-loop turn go together, in one message: a message costs a wake-up of each thread.
+      if (this.outbox.push(request) === 1) setImmediate(this.flush);
     });
   }
+
+  private outbox: PageRequest[] = [];
+  private readonly flush = () => {
+    const requests = this.outbox;
+    this.outbox = [];
+    this.worker.postMessage(requests);
+  };
 
   private settle(answer: PageAnswer): void {
     const waiter = this.waiting.get(answer.id);

@@ -29,23 +29,35 @@ async function pageOf(request: PageRequest): Promise<string> {
   return serializeNotificationPage(await listNotifications({ store, config, clock: { now: () => now } }, request.input));
 }
 
-function answer(request: PageRequest, text: string): void {
-  if (data.asText) return port.postMessage({ id: request.id, text } satisfies PageAnswer);
-  // Its own ArrayBuffer (not a slice of Buffer's shared pool), so it can be transferred.
-  const body = encoder.encode(text);
-  port.postMessage({ id: request.id, body } satisfies PageAnswer, [body.buffer]);
+// The answers of one turn go back together, in one message (as the requests come: reader-pool.ts).
+let answers: PageAnswer[] = [];
+let transfers: ArrayBuffer[] = [];
+function flush(): void {
+  port.postMessage(answers, transfers);
+  answers = [];
+  transfers = [];
+}
+function answer(reply: PageAnswer, transfer?: ArrayBuffer): void {
+  if (answers.push(reply) === 1) setImmediate(flush);
+  if (transfer) transfers.push(transfer);
 }
 
-port.on('message', (message: PageRequest | 'stop') => {
+function written(request: PageRequest, text: string): void {
+  if (data.asText) return answer({ id: request.id, text });
+  // Its own ArrayBuffer (not a slice of Buffer's shared pool), so it can be transferred.
+  const body = encoder.encode(text);
+  answer({ id: request.id, body }, body.buffer as ArrayBuffer);
+}
+
+port.on('message', (message: PageRequest[] | 'stop') => {
   if (message === 'stop') {
     void db.destroy().finally(() => port.close());
     return;
   }
-  pageOf(message).then(
-    (text) => answer(message, text),
-    (error: unknown) =>
-      port.postMessage(
-        (error instanceof ValidationError ? { id: message.id, validation: error.messages } : { id: message.id, retry: String(error) }) satisfies PageAnswer,
-      ),
-  );
+  for (const request of message) {
+    pageOf(request).then(
+      (text) => written(request, text),
+      (error: unknown) => answer(error instanceof ValidationError ? { id: request.id, validation: error.messages } : { id: request.id, retry: String(error) }),
+    );
+  }
 });
