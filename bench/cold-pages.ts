@@ -10,7 +10,8 @@ import { load, type LoadResult } from './lib/bench-client.js';
  * Cold deep pages beside other requests (issue 24, session 24: reader threads). Over a data set kept by
  * `npm run bench:data-size -- --modes embedded --sizes 1m --keep-data <dir>`, for each HERALD_READER_THREADS value:
  * start `herald start` on it, drop the page cache (`sync; echo 3 > /proc/sys/vm/drop_caches`, root), then run a load
- * of deep message pages (each subscriber's middle page, in turn: cold disk reads) and, beside it, a probe that asks
+ * of deep message pages (each subscriber's middle page, in turn: cold disk reads at first), then of deep events pages
+ * (page 1000: slow however warm, ~27 ms each at 1M), each after dropping the cache, and, beside each, a probe that asks
  * `GET /health` and page 0 of one subscriber (hot after its first read) one after the other every `--probe-ms`:
  * how long other requests wait while cold pages are read.
  *
@@ -26,6 +27,7 @@ interface Options {
   subscribers: number;
   page: number;
   probeMs: number;
+  notificationPage: number;
   output?: string;
 }
 
@@ -37,6 +39,7 @@ const options = new Command()
   .option('--subscribers <n>', 'subscribers of the data set (size-subscriber-<i>)', positiveInteger, 1000)
   .option('--page <n>', 'the deep page (limit 10)', positiveInteger, 50)
   .option('--probe-ms <n>', 'ms between probes', positiveInteger, 20)
+  .option('--notification-page <n>', 'the deep events page of the second load (limit 10; slow however warm: a second per 10 pages is read)', positiveInteger, 1000)
   .option('--output <file>', 'results file')
   .parse(['node', 'cold-pages', ...process.argv.slice(2)])
   .opts<Options>();
@@ -58,36 +61,43 @@ async function probe(url: string, path: string): Promise<number> {
   return performance.now() - started;
 }
 
-const results: Array<{ threads: number; deep: LoadResult; health: ReturnType<typeof percentiles>; pageZero: ReturnType<typeof percentiles>; loadAverage: number }> = [];
+type Probe = ReturnType<typeof percentiles>;
+const results: Array<{ threads: number; list: string; deep: LoadResult; health: Probe; pageZero: Probe; loadAverage: number }> = [];
 for (const threads of options.threads) {
   const herald = await startHerald({ HERALD_DATA_DIR: options.data, HERALD_BOOTSTRAP_SECRET_KEY: SECRET, HERALD_READER_THREADS: String(threads), LOG_LEVEL: 'warn' });
   try {
     const hot = `/v1/messages?subscriberId=size-subscriber-0&limit=10`;
-    await probe(herald.url, hot);
-    execSync('sync; echo 3 > /proc/sys/vm/drop_caches', { shell: '/bin/sh' });
-    await probe(herald.url, hot);
-    await probe(herald.url, '/health');
-    // Subscribers in a scattered order, so consecutive pages are far apart in the file.
-    const paths = Array.from({ length: options.subscribers }, (_, i) => `/v1/messages?subscriberId=size-subscriber-${(i * 7919) % options.subscribers}&limit=10&page=${options.page}`);
-    const health: number[] = [];
-    const pageZero: number[] = [];
-    let running = true;
-    const probing = (async () => {
-      while (running) {
-        health.push(await probe(herald.url, '/health'));
-        pageZero.push(await probe(herald.url, hot));
-        await new Promise((resolve) => setTimeout(resolve, options.probeMs));
-      }
-    })();
-    const deep = await load({ url: herald.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${SECRET}` }, kind: 'rotate', paths });
-    running = false;
-    await probing;
-    const result = { threads, deep, health: percentiles(health), pageZero: percentiles(pageZero), loadAverage: Math.round(loadavg()[0]! * 100) / 100 };
-    results.push(result);
-    log(
-      `threads ${threads}: deep page ${options.page} ${deep.requestsPerSecond.toFixed(1)} req/s p50/p99 ${deep.latencyMs.p50}/${deep.latencyMs.p99} ms (${deep.notOk} not ok); ` +
-        `/health p50/p99/max ${result.health.p50}/${result.health.p99}/${result.health.max} ms; page 0 p50/p99/max ${result.pageZero.p50}/${result.pageZero.p99}/${result.pageZero.max} ms (${result.health.n} probes); load ${result.loadAverage}`,
-    );
+    const lists = {
+      // Subscribers in a scattered order, so consecutive pages are far apart in the file.
+      messages: Array.from({ length: options.subscribers }, (_, i) => `/v1/messages?subscriberId=size-subscriber-${(i * 7919) % options.subscribers}&limit=10&page=${options.page}`),
+      notifications: Array.from({ length: 10 }, (_, i) => `/v1/notifications?limit=10&page=${options.notificationPage + i}`),
+    };
+    for (const [list, paths] of Object.entries(lists)) {
+      await probe(herald.url, hot);
+      execSync('sync; echo 3 > /proc/sys/vm/drop_caches', { shell: '/bin/sh' });
+      await probe(herald.url, hot);
+      await probe(herald.url, '/health');
+      const health: number[] = [];
+      const pageZero: number[] = [];
+      let running = true;
+      const probing = (async () => {
+        while (running) {
+          health.push(await probe(herald.url, '/health'));
+          pageZero.push(await probe(herald.url, hot));
+          await new Promise((resolve) => setTimeout(resolve, options.probeMs));
+        }
+      })();
+      const deep = await load({ url: herald.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${SECRET}` }, kind: 'rotate', paths });
+      running = false;
+      await probing;
+      const result = { threads, list, deep, health: percentiles(health), pageZero: percentiles(pageZero), loadAverage: Math.round(loadavg()[0]! * 100) / 100 };
+      results.push(result);
+      const ms = (value: number) => Math.round(value * 10) / 10;
+      log(
+        `threads ${threads}, ${list} deep: ${deep.requestsPerSecond.toFixed(1)} req/s p50/p99 ${ms(deep.latencyMs.p50)}/${ms(deep.latencyMs.p99)} ms (${deep.notOk} not ok); ` +
+          `/health p50/p99/max ${result.health.p50}/${result.health.p99}/${result.health.max} ms; page 0 p50/p99/max ${result.pageZero.p50}/${result.pageZero.p99}/${result.pageZero.max} ms (${result.health.n} probes); load ${result.loadAverage}`,
+      );
+    }
   } finally {
     await herald.stop();
   }
