@@ -192,7 +192,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   // After the migrations: the threads open the file read-only, with its tables made.
   const readers =
     dialect === 'sqlite' && config.readerThreads > 0
-      ? new ReaderPool({ file: join(config.dataDir, SQLITE_FILE), threads: config.readerThreads, clock, activityRetentionDays: config.activityRetentionDays, logger, asText: process.env.HERALD_READER_TEXT === '1' })
+      ? new ReaderPool({ file: join(config.dataDir, SQLITE_FILE), threads: config.readerThreads, clock, activityRetentionDays: config.activityRetentionDays, logger })
       : undefined;
   deps.subscriberRevocations.onRevoked((message) => forgetSubscriberTokens(deps, message === undefined ? undefined : parseSubscriberRevocation(message)?.subscriberRecordId));
   return {

@@ -8,13 +8,13 @@ export type PageRequest =
   | { id: number; op: 'notifications'; input: ListNotificationsInput; now: number };
 
 /**
- * A reader thread's answer: the page's body as UTF-8 bytes (their buffer transferred, not copied), or the messages of
+ * A reader thread's answer: the page's body as UTF-8 bytes (their buffer transferred, not copied: the body as a string,
+ * structured-cloned, cost the main thread more, BENCHMARKS.md session 24), or the messages of
  * the ValidationError the use case threw, or `retry`: anything else it threw (a SQLite error, another domain error),
  * which the main thread then meets itself by reading the page on its own connection.
  */
 export type PageAnswer =
   | { id: number; body: Uint8Array }
-  | { id: number; text: string }
   | { id: number; validation: string[] }
   | { id: number; retry: string };
 
@@ -22,6 +22,4 @@ export interface ReaderThreadData {
   /** The embedded database file (opened read-only). */
   file: string;
   activityRetentionDays?: number;
-  /** Answer with the body as a string instead of transferred bytes (measured: BENCHMARKS.md, session 24). */
-  asText: boolean;
 }

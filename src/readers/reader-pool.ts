@@ -24,9 +24,9 @@ import type { PageAnswer, PageRequest, ReaderThreadData } from './protocol.js';
  */
 export interface PageReaders {
   /** The body of a `GET /v1/messages` page, or undefined: read it on the main thread. */
-  messagePage(input: ListMessagesInput): Promise<Buffer | string | undefined>;
+  messagePage(input: ListMessagesInput): Promise<Buffer | undefined>;
   /** The body of a `GET /v1/notifications` page, or undefined: read it on the main thread. */
-  notificationPage(input: ListNotificationsInput): Promise<Buffer | string | undefined>;
+  notificationPage(input: ListNotificationsInput): Promise<Buffer | undefined>;
   close(): Promise<void>;
 }
 
@@ -36,8 +36,6 @@ export interface ReaderPoolOptions {
   clock: Clock;
   activityRetentionDays?: number;
   logger?: Pick<Logger, 'warn'>;
-  /** Answer bodies as strings (structured clone) instead of transferred bytes; for measurements. */
-  asText?: boolean;
 }
 
 /** A thread that died this soon after its start is started again only after this long (a thread that cannot start). */
@@ -45,7 +43,7 @@ const RESTART_BACKOFF_MS = 1000;
 const QUICK_DEATH_MS = 1000;
 
 interface Waiting {
-  resolve(body: Buffer | string | undefined): void;
+  resolve(body: Buffer | undefined): void;
   reject(error: Error): void;
 }
 
@@ -76,7 +74,7 @@ class ReaderThread {
     );
   }
 
-  ask(request: PageRequest): Promise<Buffer | string | undefined> {
+  ask(request: PageRequest): Promise<Buffer | undefined> {
     return new Promise((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject });
       // The requests of one event-loop turn go together, in one message: a message costs a wake-up of each thread.
@@ -96,7 +94,6 @@ class ReaderThread {
     if (!waiter) return;
     this.waiting.delete(answer.id);
     if ('body' in answer) waiter.resolve(Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength));
-    else if ('text' in answer) waiter.resolve(answer.text);
     else if ('validation' in answer) waiter.reject(new ValidationError(answer.validation));
     else waiter.resolve(undefined);
   }
@@ -109,15 +106,15 @@ export class ReaderPool implements PageReaders {
   private readonly data: ReaderThreadData;
 
   constructor(private readonly options: ReaderPoolOptions) {
-    this.data = { file: options.file, activityRetentionDays: options.activityRetentionDays, asText: options.asText ?? false };
+    this.data = { file: options.file, activityRetentionDays: options.activityRetentionDays };
     this.threads = Array.from({ length: options.threads }, (_, index) => this.start(index));
   }
 
-  messagePage(input: ListMessagesInput): Promise<Buffer | string | undefined> {
+  messagePage(input: ListMessagesInput): Promise<Buffer | undefined> {
     return this.ask((id) => ({ id, op: 'messages', input }));
   }
 
-  notificationPage(input: ListNotificationsInput): Promise<Buffer | string | undefined> {
+  notificationPage(input: ListNotificationsInput): Promise<Buffer | undefined> {
     const now = this.options.clock.now();
     return this.ask((id) => ({ id, op: 'notifications', input, now }));
   }
@@ -147,7 +144,7 @@ export class ReaderPool implements PageReaders {
   /** Pages a thread answered (a body or a ValidationError), and pages left to the main thread. */
   readonly counts = { threads: 0, mainThread: 0 };
 
-  private async ask(request: (id: number) => PageRequest): Promise<Buffer | string | undefined> {
+  private async ask(request: (id: number) => PageRequest): Promise<Buffer | undefined> {
     // The least busy live thread; none (all being replaced, or closed): the main thread reads.
     let chosen: ReaderThread | undefined;
     for (const thread of this.threads) if (thread && (!chosen || thread.waiting.size < chosen.waiting.size)) chosen = thread;
@@ -155,7 +152,7 @@ export class ReaderPool implements PageReaders {
       this.counts.mainThread++;
       return undefined;
     }
-    let body: Buffer | string | undefined;
+    let body: Buffer | undefined;
     try {
       body = await chosen.ask(request(this.nextId++));
     } catch (error) {

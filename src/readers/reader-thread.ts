@@ -43,7 +43,6 @@ function answer(reply: PageAnswer, transfer?: ArrayBuffer): void {
 }
 
 function written(request: PageRequest, text: string): void {
-  if (data.asText) return answer({ id: request.id, text });
   // Its own ArrayBuffer (not a slice of Buffer's shared pool), so it can be transferred.
   const body = encoder.encode(text);
   answer({ id: request.id, body }, body.buffer as ArrayBuffer);
