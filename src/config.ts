@@ -186,8 +186,8 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>;
 
 /**
- * HERALD_READER_THREADS when unset: off. On the 2-core bench machine one thread served the lists at the same rate for
- * about the same CPU per request, with a higher p99; what it wins is isolation from slow (cold) page reads
+ * HERALD_READER_THREADS when unset: off. On the 2-core bench machine one thread served the lists at about the same rate
+ * for 3-30 % more CPU per request, with a higher p99; what it wins is isolation from slow (cold) page reads
  * (BENCHMARKS.md, session 24).
  */
 export const DEFAULT_READER_THREADS = 0;
