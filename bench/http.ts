@@ -10,7 +10,7 @@ import { buildServer } from '../scripts/build-server.mjs';
 import { loadConfig } from '../src/config.js';
 import { benchMode, positiveInteger, type BenchMode } from './lib/cli-options.js';
 import { api, BENCH_SECRET, createInAppWorkflow, inAppMessageCount, load, round1, seedListMessages, waitForMessages } from './lib/bench-client.js';
-import { cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
+import { cpuMsOf, cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
 
 /**
  * `npm run bench:http -- --mode embedded|scaleout` (issue 24): the independent measurement, reproduced.
@@ -297,7 +297,10 @@ async function main(): Promise<void> {
         const listGroups = target.worker ? cpuGroups() : undefined;
         const cpuBefore = listGroups && readCpu(listGroups);
         const writesBefore = writeSyscalls(target.api.pid!);
+        // The API process's CPU (every thread of it: reader threads included) per request of the timed load.
+        const apiCpuBefore = cpuMsOf(target.api.pid!);
         const herald = await load({ kind: 'rotate', url: target.url, paths, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` } });
+        const apiCpuAfter = cpuMsOf(target.api.pid!);
         const cpuAfter = listGroups && readCpu(mergeGroups(listGroups, cpuGroups()));
         if (apart) rmSync(sqliteOff, { force: true });
         const after = await readCounts(target, target.api);
@@ -314,6 +317,7 @@ async function main(): Promise<void> {
           roundTripsPerRequest = perOperation(after, countedAfter, counted);
           log(`GET /v1/${name}: round trips counted over ${counted} requests after the timed load: ${JSON.stringify(roundTripsPerRequest)}`);
         }
+        const apiCpuMsPerRequest = apiCpuBefore !== undefined && apiCpuAfter !== undefined ? Math.round(((apiCpuAfter - apiCpuBefore) / Math.max(1, requests)) * 1000) / 1000 : undefined;
         const apiWritesPerRequest = Math.round(((writeSyscalls(target.api.pid!) - writesBefore) / Math.max(1, requests)) * 100) / 100;
         // The baseline: a bare Fastify answering each URL with the bytes Herald answered there (pages differ in size:
         // a subscriber's page 1 holds 2 of its 12 messages). Until session 23 it answered every URL with page 0's
@@ -334,11 +338,11 @@ async function main(): Promise<void> {
           statusCounts: herald.statusCounts,
           roundTripsPerRequest,
           ...(countedApart ? { roundTripsCountedApart: countedApart } : {}),
-          api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest },
+          api: { ...apiHealth(before, after), writeSyscallsPerRequest: apiWritesPerRequest, apiCpuMsPerRequest },
           ...(cpuBefore && cpuAfter ? { cpuPerRequest: cpuPerOperation(cpuBefore, cpuAfter, requests) } : {}),
         };
         const cpu = cpuBefore && cpuAfter ? cpuPerOperation(cpuBefore, cpuAfter, requests) : undefined;
-        log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}`);
+        log(`GET /v1/${name}: API write system calls per request ${apiWritesPerRequest}, API process CPU ms per request ${apiCpuMsPerRequest}`);
         if (cpu) log(`GET /v1/${name}: CPU ms per request ${Object.entries(cpu).map(([group, c]) => `${group} ${c.msPerOperation}`).join(', ')}; ${JSON.stringify(apiHealth(before, after))}`);
         log(`GET /v1/${name}: ${Math.round(herald.requestsPerSecond)} req/s, bare ${Math.round(bareResult.requestsPerSecond)} req/s (${(herald.requestsPerSecond / bareResult.requestsPerSecond * 100).toFixed(1)} %), p50/p99 ${round1(herald.latencyMs.p50)}/${round1(herald.latencyMs.p99)} ms`);
       }

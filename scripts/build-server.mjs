@@ -84,7 +84,8 @@ export async function buildServer({ ifStale = false, root = ROOT, quiet = false 
   const outDir = join(root, SERVER_BUILD_DIR);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { cli: join(root, 'src', 'cli.ts') },
+    // The reader threads' entry (src/readers/reader-pool.ts starts dist/server/reader-thread.js beside the entry).
+    entryPoints: { cli: join(root, 'src', 'cli.ts'), 'reader-thread': join(root, 'src', 'readers', 'reader-thread.ts') },
     outdir: outDir,
     bundle: true,
     // What src/ imports with import() (the scale-out implementations) goes into chunks loaded only then; they sit

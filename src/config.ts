@@ -23,6 +23,12 @@ export interface Config {
   databasePoolSize: number;
   /** Embedded: ms between WAL checkpoints on a thread of their own; 0 leaves them in the committing call. */
   sqliteCheckpointMs: number;
+  /**
+   * Embedded: threads that read and write the list pages (`GET /v1/messages`, `GET /v1/notifications`) on read-only
+   * connections of their own, off the event loop (src/readers/); 0 reads them on the event loop. Not used scaled out
+   * (DATABASE_URL): PostgreSQL's reads are already off the event loop.
+   */
+  readerThreads: number;
   /** Redis connection string; the in-process SQL queue when absent. */
   redisUrl?: string;
   /** 32-byte key, base64 or hex; generated into dataDir when absent. */
@@ -179,6 +185,13 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * HERALD_READER_THREADS when unset: off. On the 2-core bench machine one thread served the lists at about the same rate
+ * for 3-30 % more CPU per request, with a higher p99; what it wins is isolation from slow (cold) page reads
+ * (BENCHMARKS.md, session 24).
+ */
+export const DEFAULT_READER_THREADS = 0;
+
 function integer(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -306,6 +319,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     // Embedded: WAL checkpoints on a thread of their own every this many ms, off the event loop (0: in the commit, as
     // SQLite does by default). See src/store/sqlite/background-checkpoint.ts.
     sqliteCheckpointMs: integer(env, 'HERALD_SQLITE_CHECKPOINT_MS', 50, 0, 60_000),
+    // Embedded: list pages read on this many threads (0: on the event loop). See src/readers/reader-pool.ts.
+    readerThreads: integer(env, 'HERALD_READER_THREADS', DEFAULT_READER_THREADS, 0, 16),
     redisUrl: optional(env, 'REDIS_URL'),
     encryptionKey: optional(env, 'HERALD_ENCRYPTION_KEY'),
     bootstrapSecretKey: optional(env, 'HERALD_BOOTSTRAP_SECRET_KEY'),

@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Deps, Logger } from './usecases/deps.js';
 import { SecretBox, parseMasterKey } from './store/secret-box.js';
-import { openSqlite } from './store/sqlite/connection.js';
+import { openSqlite, SQLITE_FILE } from './store/sqlite/connection.js';
 import { migrateToLatest } from './store/sql/migrate.js';
 import type { Database } from './store/sql/schema.js';
 import { SqlStore } from './store/sql/sql-store.js';
@@ -37,6 +37,7 @@ import { webhookPresenceListener } from './usecases/webhooks/announce-endpoints-
 import type { Metrics, Tracing } from './observability/ports.js';
 import { noopMetrics, noopTracing } from './observability/noop.js';
 import { serializeNotificationEvent } from './http/notification-page-serializer.js';
+import { ReaderPool, type PageReaders } from './readers/reader-pool.js';
 
 /** A backstop only: announcements drop cached workflows at once. */
 const WORKFLOW_CACHE_TTL_MS = 60_000;
@@ -53,6 +54,8 @@ export interface Container {
   secretBox: SecretBox;
   /** How Inbox events reach sockets: what an API process's socket server attaches to (buildApp's `realtime`). */
   realtime: RealtimeFanout;
+  /** Embedded with HERALD_READER_THREADS > 0: the threads that read the list pages (buildApp's `readers`). */
+  readers?: PageReaders;
   close(): Promise<void>;
 }
 
@@ -194,14 +197,22 @@ export async function createContainer(config: Config, options: ContainerOptions 
   deps.keyRevocations.onRevoked(webhookPresenceListener(webhookPresence));
   if (workflowCache) deps.keyRevocations.onRevoked(workflowCacheListener(workflowCache));
   presenceTrusted = () => deps.keyRevocations.listening;
+  // After the migrations: the threads open the file read-only, with its tables made.
+  const readers =
+    dialect === 'sqlite' && config.readerThreads > 0
+      ? new ReaderPool({ file: join(config.dataDir, SQLITE_FILE), threads: config.readerThreads, clock, activityRetentionDays: config.activityRetentionDays, logger })
+      : undefined;
   deps.subscriberRevocations.onRevoked((message) => forgetSubscriberTokens(deps, message === undefined ? undefined : parseSubscriberRevocation(message)?.subscriberRecordId));
   return {
     deps,
     db,
     secretBox,
     realtime: fanout,
+    readers,
     async close() {
       await queue.close();
+      // Before the database: a page asked meanwhile is read on the main connection.
+      await readers?.close();
       await deps.keyRevocations.close();
       await deps.subscriberRevocations.close();
       remote?.redis.disconnect();

@@ -34,7 +34,7 @@ export async function startServer(
   const boot = await bootstrapTenancy(deps, { bootstrapSecretKey: config.bootstrapSecretKey });
   announceKeys(deps, config, boot);
   const lifecycle = new Lifecycle();
-  const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime, lifecycle });
+  const app = await buildApp(deps, { logger: deps.logger, realtime: container.realtime, lifecycle, readers: container.readers });
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
   await announceStart(deps, config, boot, url);

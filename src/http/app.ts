@@ -44,6 +44,7 @@ import { providerReportsRoutes } from './routes/provider-reports.js';
 import type { RealtimeFanout } from '../realtime/fanout.js';
 import { attachInboxSockets } from '../realtime/socket-server.js';
 import { InboxReadCache } from './inbox-read-cache.js';
+import type { PageReaders } from '../readers/reader-pool.js';
 import { httpRequestRecorder, observabilityPlugin } from '../observability/http-plugin.js';
 
 export interface BuildAppOptions {
@@ -58,6 +59,8 @@ export interface BuildAppOptions {
   realtime?: RealtimeFanout;
   /** The process's start/drain state behind `GET /health/ready` (http/lifecycle.ts); absent: always started. */
   lifecycle?: Lifecycle;
+  /** Embedded: the reader threads that read the list pages (the container's `readers`); absent: the event loop reads them. */
+  readers?: PageReaders;
 }
 
 /**
@@ -153,8 +156,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(subscribersRoutes, { deps });
   await app.register(subscribersV1Routes, { deps });
   await app.register(subscriberCredentialsRoutes, { deps });
-  await app.register(messagesRoutes, { deps });
-  await app.register(notificationsRoutes, { deps });
+  await app.register(messagesRoutes, { deps, readers: options.readers });
+  await app.register(notificationsRoutes, { deps, readers: options.readers });
   await app.register(workflowsRoutes, { deps });
   await app.register(topicsRoutes, { deps });
   await app.register(topicsV1Routes, { deps });

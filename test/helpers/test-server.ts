@@ -104,7 +104,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const devEnvironmentId = (await deps.store.tenancy.findEnvironmentByName('development'))!._id;
   const prodEnvironmentId = (await deps.store.tenancy.findEnvironmentByName('production'))!._id;
 
-  const app = await buildApp(deps, { realtime: container.realtime, ...options.appOptions });
+  const app = await buildApp(deps, { realtime: container.realtime, readers: container.readers, ...options.appOptions });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const worker = options.worker ? createWorker(deps, options.worker === true ? {} : options.worker) : undefined;
   await worker?.start();

@@ -16,6 +16,7 @@ import {
 } from '../schemas/message.js';
 import { marksOf } from '../../domain/legacy-mark.js';
 import { serializeMessagePage } from '../message-page-serializer.js';
+import type { PageReaders } from '../../readers/reader-pool.js';
 import { deleteTransactionMessages } from '../../usecases/messages/delete-transaction-messages.js';
 import { markAllMessagesAs } from '../../usecases/messages/mark-all-messages-as.js';
 import { deleteMessage } from '../../usecases/messages/delete-message.js';
@@ -24,7 +25,7 @@ import { markMessagesAs } from '../../usecases/messages/mark-messages-as.js';
 
 const tags = ['Messages'];
 
-export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readers?: PageReaders }> = async (app, { deps, readers }) => {
   app.get(
     '/v1/messages',
     {
@@ -38,9 +39,11 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     },
     async (request, reply) => {
       const { page = 0, limit = 10, ...filter } = request.query;
-      const messages = await listMessages(deps, { caller: callerOf(request), ...filter, page, limit });
+      const input = { caller: callerOf(request), ...filter, page, limit };
+      // Embedded: read and written on a reader thread (src/readers/); the main thread reads what a thread could not.
       // Written from the stored JSON, the bytes the response schema's serializer would write (message-page-serializer.ts).
-      return reply.type('application/json; charset=utf-8').send(serializeMessagePage(messages));
+      const body = (await readers?.messagePage(input)) ?? serializeMessagePage(await listMessages(deps, input));
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 

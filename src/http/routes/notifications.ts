@@ -6,10 +6,11 @@ import { ListNotificationsQuery, NotificationEventSchema, NotificationParams } f
 import { getNotification } from '../../usecases/notifications/get-notification.js';
 import { listNotifications } from '../../usecases/notifications/list-notifications.js';
 import { serializeNotificationPage } from '../notification-page-serializer.js';
+import type { PageReaders } from '../../readers/reader-pool.js';
 
 const tags = ['Notifications'];
 
-export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readers?: PageReaders }> = async (app, { deps, readers }) => {
   app.get(
     '/v1/notifications',
     {
@@ -26,9 +27,11 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = as
     },
     async (request, reply) => {
       const { page = 0, limit = 10, ...filter } = request.query;
-      const events = await listNotifications(deps, { caller: callerOf(request), ...filter, page, limit });
+      const input = { caller: callerOf(request), ...filter, page, limit };
+      // Embedded: read and written on a reader thread (src/readers/); the main thread reads what a thread could not.
       // Kept texts written as they are, the rest by the item schema's serializer: the bytes the response schema writes.
-      return reply.type('application/json; charset=utf-8').send(serializeNotificationPage(events));
+      const body = (await readers?.notificationPage(input)) ?? serializeNotificationPage(await listNotifications(deps, input));
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 

@@ -19,9 +19,12 @@ import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from './group-commi
  * now the same as at 10k; the engine benchmark did not move). The cost SQLite documents: an I/O error while
  * reading the file becomes a crash (SIGBUS) instead of an error, after which a restart recovers from the WAL.
  */
+/** The embedded database's file name under the data directory. */
+export const SQLITE_FILE = 'herald.sqlite';
+
 export function openSqlite(
   dataDir: string,
-  fileName = 'herald.sqlite',
+  fileName = SQLITE_FILE,
   options: { checkpointIntervalMs?: number; logger?: Pick<Logger, 'warn'> } = {},
 ): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
@@ -45,6 +48,24 @@ export function openSqlite(
       })
     : undefined;
   const driver = new GroupCommitSqliteDriver(sqlite, checkpoints && (() => checkpoints.stop()));
+  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
+  registerSnapshotReader(db, driver);
+  return db;
+}
+
+/**
+ * A read-only connection to the embedded database file, for a reader thread (src/readers/): the same statement cache,
+ * memory map and snapshot reads (readTogether) as the main connection, and no writes (SQLite refuses them on a read-only
+ * handle). In WAL mode it reads the last committed state beside the main connection's writer, without a lock between
+ * them; what it cannot see is only what is not committed yet, which no client has been told about (a write's promise
+ * resolves after its commit, group-commit-driver.ts).
+ */
+export function openSqliteReader(file: string): Kysely<Database> {
+  const sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
+  cachePreparedStatements(sqlite);
+  const driver = new GroupCommitSqliteDriver(sqlite);
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
   registerSnapshotReader(db, driver);
   return db;

@@ -19,7 +19,7 @@ export interface ListMessagesInput {
  * The messages stay in their stored form (ListedMessage: the stored list text, or the columns and the document): the
  * list is written out from the stored text without parsing it (issue 24).
  */
-export async function listMessages(deps: Deps, input: ListMessagesInput): Promise<Page<ListedMessage>> {
+export async function listMessages(deps: Pick<Deps, 'store'>, input: ListMessagesInput): Promise<Page<ListedMessage>> {
   const environmentId = input.caller.environmentId;
   const page = await deps.store.messages.listStored(environmentId, {
     channel: input.channel,

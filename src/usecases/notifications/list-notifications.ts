@@ -14,13 +14,16 @@ export interface ListNotificationsInput extends NotificationListFilter {
   caller: Caller;
 }
 
+/** What the list reads besides its input (a reader thread builds these alone: src/readers/). */
+export type ListNotificationsDeps = Pick<Deps, 'store' | 'clock'> & { config: Pick<Deps['config'], 'activityRetentionDays'> };
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The environment's events newest first, each with its jobs and their execution details; an event whose list text
  * was kept (keepEventText) comes as that text.
  */
-export async function listNotifications(deps: Deps, input: ListNotificationsInput): Promise<Page<NotificationEvent | KeptEventText>> {
+export async function listNotifications(deps: ListNotificationsDeps, input: ListNotificationsInput): Promise<Page<NotificationEvent | KeptEventText>> {
   const { caller, after, before, contextKeys, ...filter } = input;
   const now = deps.clock.now();
   const problems: string[] = [];
@@ -42,7 +45,7 @@ export async function listNotifications(deps: Deps, input: ListNotificationsInpu
   return page;
 }
 
-function defaultAfter(deps: Deps, now: number): string | undefined {
+function defaultAfter(deps: ListNotificationsDeps, now: number): string | undefined {
   const days = deps.config.activityRetentionDays;
   return days === undefined ? undefined : new Date(now - days * DAY_MS).toISOString();
 }
