@@ -26,6 +26,9 @@ function fixtureRoot(): string {
   writeFileSync(join(root, 'src', 'cli.ts'), "import { where } from './nested/where.js';\nconsole.log(`running ${where(import.meta.url)}`);\n");
   writeFileSync(join(root, 'src', 'nested', 'where.ts'), 'export const where = (url: string): string => url;\n');
   writeFileSync(join(root, 'src', 'nested', 'unused.ts'), 'export const unused = 1;\n');
+  // The build's second entry (the embedded reader threads' module, src/readers/reader-thread.ts).
+  mkdirSync(join(root, 'src', 'readers'));
+  writeFileSync(join(root, 'src', 'readers', 'reader-thread.ts'), "import { where } from '../nested/where.js';\nexport const thread = where(import.meta.url);\n");
   writeFileSync(join(root, 'package.json'), '{ "type": "module" }\n');
   writeFileSync(join(root, 'package-lock.json'), '{}\n');
   writeFileSync(join(root, 'tsconfig.json'), '{}\n');
