@@ -26,7 +26,8 @@ export function requireScaleoutConfig(config: Config, command: string): void {
 
 export async function startApi(config: Config = loadConfig()): Promise<RunningApi> {
   requireScaleoutConfig(config, 'api');
-  // Its requests' PostgreSQL results continue together, a turn's at a time (store/postgres/result-gathering.ts).
+  // Its requests' PostgreSQL read results and Redis rate-limit answers continue together, a turn's at a time
+  // (turn-gathering.ts).
   const container = await createContainer(config, { migrate: false, gatherQueryResults: true });
   const { deps } = container;
   try {
