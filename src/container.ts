@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { valueGathering } from './turn-gathering.js';
 import { gatheredStdoutLines, prettyDestination, usePrettyLogs } from './logging.js';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
@@ -66,9 +65,8 @@ export interface ContainerOptions {
   /** Skip migrations (the scale-out API/worker expects `herald migrate` to have run; embedded migrates). */
   migrate?: boolean;
   /**
-   * PostgreSQL read results that arrive in one event-loop turn continue together after it (store/postgres/
-   * result-gathering.ts), and so do the Redis rate limit's answers (store/redis/rate-limit-store.ts): set by
-   * `herald api`, whose requests each wait for both.
+   * PostgreSQL results that arrive in one event-loop turn continue together after it (store/postgres/
+   * result-gathering.ts): set by `herald api`, whose requests each wait for one.
    */
   gatherQueryResults?: boolean;
   /**
@@ -148,7 +146,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.
   let presenceTrusted = () => true;
   const webhookPresence = new WebhookPresence(config.webhooks.presenceCacheMs, () => presenceTrusted());
-  const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald', options.gatherQueryResults ?? false) : undefined;
+  const remote = config.redisUrl ? await openRemoteServices(config, config.redisUrl, logger, options.redisPrefix ?? 'herald') : undefined;
   // Workflows cached per process (issue 24). Scale-out: dropped in every process by announcements, trusted while this
   // process hears them. Embedded SQLite: this process makes every workflow write, so its own writes' drops suffice.
   const workflowCache = remote
@@ -229,7 +227,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
  * Scale-out mode: BullMQ for jobs, Redis for idempotency keys and rate-limit counters, all over one
  * fail-fast command connection (workers open their own blocking one when they start consuming).
  */
-async function openRemoteServices(config: Config, redisUrl: string, logger: Logger, prefix: string, gatherAnswers: boolean) {
+async function openRemoteServices(config: Config, redisUrl: string, logger: Logger, prefix: string) {
   const [{ openRedis, waitUntilReady }, { BullMqQueue }, { RedisIdempotencyStore }, { RedisRateLimitStore }, { RedisKeyRevocations }, { RedisRealtimeNotifier }] =
     await Promise.all([
       import('./store/redis/connection.js'),
@@ -255,7 +253,7 @@ async function openRemoteServices(config: Config, redisUrl: string, logger: Logg
     backoffMs: config.worker.backoffMs,
   });
   const idempotency: IdempotencyStore = new RedisIdempotencyStore(redis, prefix);
-  const rateLimits: RateLimitStore = new RedisRateLimitStore(redis, prefix, gatherAnswers ? valueGathering() : undefined);
+  const rateLimits: RateLimitStore = new RedisRateLimitStore(redis, prefix);
   const key = socketIoKey(prefix);
   const realtime: { notifier: RealtimeNotifier; fanout: RealtimeFanout } = {
     notifier: new RedisRealtimeNotifier(redis, key, logger),

@@ -26,8 +26,7 @@ export function requireScaleoutConfig(config: Config, command: string): void {
 
 export async function startApi(config: Config = loadConfig()): Promise<RunningApi> {
   requireScaleoutConfig(config, 'api');
-  // Its requests' PostgreSQL read results and Redis rate-limit answers continue together, a turn's at a time
-  // (turn-gathering.ts).
+  // Its requests' PostgreSQL results continue together, a turn's at a time (store/postgres/result-gathering.ts).
   const container = await createContainer(config, { migrate: false, gatherQueryResults: true });
   const { deps } = container;
   try {

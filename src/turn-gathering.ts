@@ -2,9 +2,9 @@
  * Continuations that become ready in one event-loop turn run together after it (issue 24): each is queued, and the
  * first of a turn schedules one `setImmediate` that runs them all, in the order they were queued. Nothing waits
  * longer than the end of the turn it became ready in. Shared by the embedded server's read requests
- * (http/read-gathering.ts), `herald api`'s PostgreSQL read results (store/postgres/result-gathering.ts) and its Redis
- * rate-limit answers (store/redis/rate-limit-store.ts): a request that would go on from its own socket callback goes
- * on with the rest of its turn's instead, from one callback.
+ * (http/read-gathering.ts) and `herald api`'s PostgreSQL read results (store/postgres/result-gathering.ts): a request
+ * that would go on from its own socket callback goes on with the rest of its turn's instead, from one callback.
+ * Gathering the Redis rate limit's answers the same way lost in A B B A (BENCHMARKS.md, session 24, so-api2).
  */
 export type TurnGathering = (resume: () => void) => void;
 

@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import type { RateLimitStore } from '../ports.js';
 import { allFulfilled, CoalescedBatches } from '../coalesced-batches.js';
 import { guarded } from './connection.js';
-import type { ValueGathering } from '../../turn-gathering.js';
 
 /**
  * INCRBY and EXPIRE in one script: one command for all the hits of one key in a batch (EVALSHA), where MULTI, INCR,
@@ -23,15 +22,9 @@ type Hit = { key: string; ttlSeconds: number };
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: WithHits;
 
-  /**
-   * With `gatherAnswers` (`herald api`), the counts a batch's reply answers go on after the loop turn, with that turn's
-   * gathered PostgreSQL results, from one callback (turn-gathering.ts), instead of every waiting request continuing
-   * from ioredis's socket callback. Only counts are gathered; an error is handed on at once. Counting is unchanged.
-   */
   constructor(
     redis: Redis,
     private readonly prefix: string,
-    private readonly gatherAnswers?: ValueGathering,
   ) {
     // ioredis sends a defined command as EVALSHA, and loads the script by EVAL when Redis does not know it.
     if (typeof (redis as unknown as Partial<WithHits>).heraldRateLimitHits !== 'function') redis.defineCommand('heraldRateLimitHits', { numberOfKeys: 1, lua: HITS });
@@ -72,7 +65,6 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number> {
     const key = `${this.prefix}:rl:${environmentId}:${category}:${windowStart}`;
     // The counter outlives its window by one window so a slow clock never sees it vanish early.
-    const count = await guarded(this.redis, () => this.hits.run({ key, ttlSeconds: windowSeconds * 2 }));
-    return this.gatherAnswers ? this.gatherAnswers(count) : count;
+    return guarded(this.redis, () => this.hits.run({ key, ttlSeconds: windowSeconds * 2 }));
   }
 }

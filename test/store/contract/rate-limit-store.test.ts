@@ -3,7 +3,6 @@ import type { RateLimitStore } from '../../../src/store/ports.js';
 import { SqlRateLimitStore } from '../../../src/store/sql/rate-limit-store.js';
 import { RedisRateLimitStore } from '../../../src/store/redis/rate-limit-store.js';
 import { LocalRateLimitStore } from '../../../src/store/local-rate-limit-store.js';
-import { valueGathering } from '../../../src/turn-gathering.js';
 import { openTestPostgres, openTestRedis, openTestSqlite, servicesAvailable, type TestRedis } from '../../helpers/databases.js';
 
 /** One contract, every implementation: in memory (no Redis: one process), SQL on SQLite, SQL on PostgreSQL, Redis. */
@@ -43,15 +42,6 @@ const implementations: Implementation[] = [
     async open() {
       const redis = await openTestRedis();
       return { store: new RedisRateLimitStore(redis.redis, redis.prefix), close: redis.close };
-    },
-  },
-  {
-    // `herald api`'s store: the answers go on after the loop turn (turn-gathering.ts); the counts must not change.
-    name: 'Redis, answers gathered per turn',
-    available: await servicesAvailable(['Redis']),
-    async open() {
-      const redis = await openTestRedis();
-      return { store: new RedisRateLimitStore(redis.redis, redis.prefix, valueGathering()), close: redis.close };
     },
   },
 ];
