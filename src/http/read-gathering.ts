@@ -1,4 +1,5 @@
 import type { onRequestHookHandler } from 'fastify';
+import { turnGathering } from '../turn-gathering.js';
 
 /**
  * Embedded Herald: read requests (GET, HEAD) that arrive in one event-loop turn go on together after it.
@@ -11,14 +12,9 @@ import type { onRequestHookHandler } from 'fastify';
  * `setImmediate` does not help: the turn's requests must continue together, from one callback.
  */
 export function readGathering(): onRequestHookHandler {
-  let waiting: Array<() => void> = [];
-  const release = () => {
-    const ready = waiting;
-    waiting = [];
-    for (const done of ready) done();
-  };
+  const gather = turnGathering();
   return (request, _reply, done) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return done();
-    if (waiting.push(done) === 1) setImmediate(release);
+    gather(done);
   };
 }

@@ -1,3 +1,5 @@
+import { valueGathering, type ValueGathering } from '../../turn-gathering.js';
+
 /**
  * A serving process's PostgreSQL results continue together (issue 24): every result that arrives in one pass of the
  * event loop's poll phase is handed on in one `setImmediate` callback right after it, in arrival order, instead of
@@ -11,17 +13,9 @@
  * results are gathered (connection.ts): a write's result often starts the next batch of a serial chain of batches,
  * whose rate any wait cuts.
  */
-export type ResultGathering = <T>(result: T) => Promise<T>;
+export type ResultGathering = ValueGathering;
 
+/** One gathering per pool (the shared turn gathering, ../../turn-gathering.ts). */
 export function resultGathering(): ResultGathering {
-  let waiting: Array<() => void> = [];
-  const release = () => {
-    const ready = waiting;
-    waiting = [];
-    for (const resume of ready) resume();
-  };
-  return <T>(result: T) =>
-    new Promise<T>((resolve) => {
-      if (waiting.push(() => resolve(result)) === 1) setImmediate(release);
-    });
+  return valueGathering();
 }
