@@ -34,6 +34,21 @@ export async function startHerald(
   args: string[] = ['start'],
   options: { bin?: string } = {},
 ): Promise<HeraldProcess> {
+  // freePort() closes its probe before the child binds the port, so another test's server can take it in between.
+  // The child then exits with EADDRINUSE; with a port of our own choosing, try another one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startHeraldOnce(env, args, options);
+    } catch (error) {
+      const portWasOurs = !env.PORT;
+      if (!(error instanceof PortTakenError) || !portWasOurs || attempt >= 5) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startHeraldOnce(env: Record<string, string>, args: string[], options: { bin?: string }): Promise<HeraldProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [options.bin ?? HERALD_BIN, ...args], {
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
@@ -47,14 +62,11 @@ export async function startHerald(
 
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`herald exited early (${child.exitCode}):\n${output}`);
-    try {
-      // Ready, not only listening: the start-up lines (keys, setup link) are written by then.
-      const response = await fetch(`${url}/health/ready`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
+    if (child.exitCode !== null) {
+      if (/EADDRINUSE/.test(output)) throw new PortTakenError(`port ${port} was taken:\n${output}`);
+      throw new Error(`herald exited early (${child.exitCode}):\n${output}`);
     }
+    if (await answersReady(url)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`herald did not become healthy in 60 s:\n${output}`);
@@ -70,6 +82,25 @@ export async function startHerald(
       return exited;
     },
   };
+}
+
+/**
+ * Herald's own readiness answer (200 with `status: ready`), not any 2xx: a fake server of another test that took the
+ * port would otherwise pass for Herald (a clean-clone CI once saw `POST /v1/integrations` answered 204 that way).
+ * Ready, not only listening: the start-up lines (keys, setup link) are written by then.
+ */
+async function answersReady(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/health/ready`);
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      return false;
+    }
+    const body = (await response.json().catch(() => undefined)) as { status?: unknown } | undefined;
+    return body?.status === 'ready';
+  } catch {
+    return false; // not listening yet
+  }
 }
 
 /** Runs a one-shot CLI command (keys create, token create, migrate) and returns its output (asynchronous: runCollected). */
