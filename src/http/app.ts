@@ -15,6 +15,7 @@ import { auditPlugin } from './audit.js';
 import { idempotencyPlugin } from './idempotency.js';
 import { readGathering } from './read-gathering.js';
 import { rateLimitPlugin } from './rate-limit.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { healthRoutes } from './routes/health.js';
 import { lifecycleGate, type Lifecycle } from './lifecycle.js';
 import { integrationsRoutes } from './routes/integrations.js';
@@ -71,6 +72,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   const app = Fastify({
     ...loggerOptions(options.logger),
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made at its first line (request-logger.ts): most requests write none through it.
+    childLoggerFactory: lazyRequestLogger,
     // A URL fastify cannot decode (`/%zz`) never reaches the error handler: answer it in the same shape.
     frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
