@@ -124,3 +124,31 @@ describe('request.log', () => {
     expect(line).toMatchObject({ reqId: warning.reqId, msg: 'request', url: '/test/logs', statusCode: 200 });
   });
 });
+
+describe('the request line', () => {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  // Redaction paths that match the line's own keys: the line is written without the app logger's redaction (app.ts,
+  // requestLineLogger), which the app's real paths (`*.credentials`, …) could never match there anyway.
+  const logger = pino({ level: 'info', redact: { paths: ['url', 'method'], censor: '[redacted]' } }, stream);
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ appOptions: { logger } });
+  });
+  afterAll(async () => server?.close());
+
+  it('is written without the logger redaction paths, every other line with them', async () => {
+    const start = lines.length;
+    expect((await server.request('GET', '/health', { key: null })).status).toBe(200);
+    const [line] = lines.slice(start).map((text) => JSON.parse(text)).filter((entry) => entry.msg === 'request');
+    expect(line).toMatchObject({ method: 'GET', url: '/health', statusCode: 200 });
+    expect(Object.keys(line)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'ms', 'msg']);
+    logger.info({ url: '/elsewhere' }, 'other');
+    expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ url: '[redacted]', msg: 'other' });
+  });
+});
