@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,10 +11,15 @@ import { BENCH_SECRET, load } from './lib/bench-client.js';
  * `npm run build`) on a fresh copy of the data directory, LOG_LEVEL=info as `npm start`. A 3-second warm-up load, then
  * the timed load (50 connections, the pages in turn as bench:http asks for them); prints Herald's CPU per request
  * (/proc, user + system) and req/s. No seeding in the run, so A and B read the same rows.
+ * `--perf <file>`: Herald runs with `--perf-basic-prof` and `perf record -e cpu-clock -g` samples its CPU (not wall
+ * time, unlike V8's profiler) during the timed load into <file> (`perf report -i <file>`); its CPU per request then
+ * carries perf's own cost, so compare trees without it.
  */
 const args = process.argv.slice(2);
 const profileAt = args.indexOf('--profile');
 const profileDir = profileAt >= 0 ? args.splice(profileAt, 2)[1] : undefined;
+const perfAt = args.indexOf('--perf');
+const perfFile = perfAt >= 0 ? args.splice(perfAt, 2)[1] : undefined;
 const [tree, kept, kind = 'events', secondsArg] = args;
 const seconds = Number(secondsArg ?? 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-kept-'));
@@ -27,8 +33,8 @@ function cpuMs(pid: number): { user: number; system: number } {
 
 const herald = await startHerald(
   { HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: BENCH_SECRET, LOG_LEVEL: 'info' },
-  profileDir ? [`--cpu-prof-dir=${profileDir}`, bin, 'start'] : ['start'],
-  { bin: profileDir ? '--cpu-prof' : bin },
+  profileDir ? [`--cpu-prof-dir=${profileDir}`, bin, 'start'] : perfFile ? [bin, 'start'] : ['start'],
+  { bin: profileDir ? '--cpu-prof' : perfFile ? '--perf-basic-prof' : bin },
 );
 try {
   const paths =
@@ -40,8 +46,12 @@ try {
   const pid = herald.child.pid!;
   const before = cpuMs(pid);
   const load1 = loadavg()[0]!;
+  const perf = perfFile
+    ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '2000', '-g', '-p', String(pid), '-o', perfFile, '--', 'sleep', String(seconds)], { stdio: 'ignore' })
+    : undefined;
   const result = await load({ kind: 'rotate', url: herald.url, paths, connections: 50, durationSeconds: seconds, headers });
   const after = cpuMs(pid);
+  if (perf && perf.exitCode === null) await new Promise((resolve) => perf.once('exit', resolve));
   const cpu = after.user - before.user + after.system - before.system;
   console.log(JSON.stringify({
     tree, kind, at: new Date().toISOString().slice(11, 19), load: Math.round(load1 * 10) / 10,

@@ -81,3 +81,74 @@ describe('request logs', () => {
     expect(text.toLowerCase()).not.toContain('authorization');
   });
 });
+
+describe('request.log', () => {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = pino({ level: 'info' }, stream);
+  let children = 0;
+  const child = logger.child.bind(logger);
+  logger.child = ((...args: Parameters<typeof logger.child>) => {
+    children++;
+    return child(...args);
+  }) as typeof logger.child;
+  /** Logs through request.log, as the error handler and the idempotency hooks do. */
+  async function loggingRoute(app: FastifyInstance): Promise<void> {
+    app.get('/test/logs', async (request) => {
+      request.log.warn({ note: 'from the route' }, 'route warning');
+      return { ok: true };
+    });
+  }
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ appOptions: { logger, extraRoutes: [loggingRoute] } });
+  });
+  afterAll(async () => server?.close());
+
+  it('is made only when a request logs through it (request-logger.ts), with the request id bound', async () => {
+    const before = children;
+    for (let i = 0; i < 5; i++) expect((await server.request('GET', '/health', { key: null })).status).toBe(200);
+    expect(children - before).toBe(0);
+
+    const start = lines.length;
+    expect((await server.request('GET', '/test/logs')).status).toBe(200);
+    expect(children - before).toBe(1);
+    const [warning, line] = lines.slice(start).map((text) => JSON.parse(text));
+    expect(Object.keys(warning)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'note', 'msg']);
+    expect(warning).toMatchObject({ level: 40, note: 'from the route', msg: 'route warning' });
+    expect(line).toMatchObject({ reqId: warning.reqId, msg: 'request', url: '/test/logs', statusCode: 200 });
+  });
+});
+
+describe('the request line', () => {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  // Redaction paths that match the line's own keys: the line is written without the app logger's redaction (app.ts,
+  // requestLineLogger), which the app's real paths (`*.credentials`, …) could never match there anyway.
+  const logger = pino({ level: 'info', redact: { paths: ['url', 'method'], censor: '[redacted]' } }, stream);
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ appOptions: { logger } });
+  });
+  afterAll(async () => server?.close());
+
+  it('is written without the logger redaction paths, every other line with them', async () => {
+    const start = lines.length;
+    expect((await server.request('GET', '/health', { key: null })).status).toBe(200);
+    const [line] = lines.slice(start).map((text) => JSON.parse(text)).filter((entry) => entry.msg === 'request');
+    expect(line).toMatchObject({ method: 'GET', url: '/health', statusCode: 200 });
+    expect(Object.keys(line)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'ms', 'msg']);
+    logger.info({ url: '/elsewhere' }, 'other');
+    expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ url: '[redacted]', msg: 'other' });
+  });
+});
