@@ -15,7 +15,6 @@ import { auditPlugin } from './audit.js';
 import { idempotencyPlugin } from './idempotency.js';
 import { readGathering } from './read-gathering.js';
 import { rateLimitPlugin } from './rate-limit.js';
-import { lazyRequestLogger } from './request-logger.js';
 import { healthRoutes } from './routes/health.js';
 import { lifecycleGate, type Lifecycle } from './lifecycle.js';
 import { integrationsRoutes } from './routes/integrations.js';
@@ -72,8 +71,6 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   const app = Fastify({
     ...loggerOptions(options.logger),
     logController: new LogController({ disableRequestLogging: true }),
-    // request.log is made at its first line (request-logger.ts): most requests write none through it.
-    childLoggerFactory: lazyRequestLogger,
     // A URL fastify cannot decode (`/%zz`) never reaches the error handler: answer it in the same shape.
     frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
@@ -101,11 +98,10 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   // every request). Synchronous, as are the other app-wide hooks whenever they have nothing to wait for: an async hook
   // costs a promise on every request.
   const recordRequest = httpRequestRecorder(deps);
-  const requestLine = requestLineLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     const ms = reply.elapsedTime;
     recordRequest?.(request, reply.statusCode, ms);
-    requestLine.info({ reqId: request.id, method: request.method, url: pathOf(request.url), statusCode: reply.statusCode, ms: Math.round(ms) }, 'request');
+    request.log.info({ method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(ms) }, 'request');
     done();
   });
 
@@ -211,24 +207,6 @@ function inboxReadCacheOf(app: FastifyInstance, deps: Deps, realtime: RealtimeFa
 
 /** A safety net only: answers are made stale by the writes' announcements, not by age. */
 const INBOX_READ_CACHE_TTL_MS = 60_000;
-
-/**
- * The request line's own logger: a child of the app's logger made once, without its redaction paths. Those paths
- * (`*.credentials`, `*.secretKey`, …; container.ts) name keys inside objects, so they can never match the line's
- * four top-level values (method, path, status, time), yet with a wildcard path pino runs every top-level value of
- * every line through the redactor: ~4 µs of a ~7 µs line (micro-benchmark, session 18), on every request. The line's
- * bytes are those `request.log` wrote (the app logger's bindings, then `reqId` first: test/http/health.test.ts pins
- * the keys and their order). Every other line, the request's errors included, still goes through `request.log`.
- */
-function requestLineLogger(log: FastifyBaseLogger): FastifyBaseLogger {
-  return log.child({}, { redact: [] } as Parameters<FastifyBaseLogger['child']>[1]);
-}
-
-/** The path without its query string (a query may carry anything: it is never logged). */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
 
 /** Fastify 5 takes a ready logger as `loggerInstance` and options as `logger`; callers pass either. */
 function loggerOptions(logger: BuildAppOptions['logger']): { logger: boolean | object } | { loggerInstance: FastifyBaseLogger } {
