@@ -4,6 +4,8 @@ import { newApplicationIdentifier } from '../../domain/ids.js';
 /**
  * Versioned migrations, written once with Kysely's schema builder so they run unchanged on SQLite and
  * PostgreSQL. Append new migrations; never edit one that has shipped.
+ * Numbers never to use: 0035, 0036, 0039, 0040 and 0041 were on branches or on main for a while and then reverted
+ * (BENCHMARKS.md says why); a database that ran one must not meet a different migration under its name.
  */
 const migrations: Record<string, Migration> = {
   '0001_initial': {
@@ -1052,84 +1054,6 @@ const migrations: Record<string, Migration> = {
         await db.schema.dropTable(table).execute();
         await db.schema.alterTable(remade).renameTo(table).execute();
       }
-    },
-  },
-  '0040_notification_bucket_tenths_postgres': {
-    // Scaled-out events list (issue 24, session 25): a deep page finds its second by notification_buckets and then
-    // walked that second's entries of notifications_env_created up to the page, a heap visit each (no visibility map
-    // without vacuum): ~0.2 of its ~0.65 ms of PostgreSQL CPU at bench:http's ~800 events a second. Each shard row of
-    // a second now also counts its events per tenth of a second (`tenths`, ten counts: created_at's digit after the
-    // seconds' point), in the same upsert the insert's trigger already runs (no statement or row more per event), so the
-    // page walks at most a tenth's events. Counts of other shapes of created_at (no fraction) go in `n` only; a page
-    // uses the tenths of a second only when they add up to its `n` (seekPage). A row's tenths may go below zero (a
-    // delete takes one off the lowest shard row of its second, not the one its insert counted on); only their sum over
-    // the second's rows is meant, and a row is deleted only when it counts nothing at all. SQLite keeps its own
-    // notification_tenths (0033). The existing counts go to the lowest shard row of each second, under a lock that
-    // holds off writers of notifications until the new trigger function is in place.
-    async up(db: Kysely<any>) {
-      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-      await sql`lock table notifications in share mode`.execute(db);
-      await sql`alter table notification_buckets add column tenths integer[] not null default '{0,0,0,0,0,0,0,0,0,0}'`.execute(db);
-      await sql`
-        update notification_buckets b set tenths = counted.tenths
-        from (
-          select environment_id, bucket, array[${sql.join(
-            Array.from({ length: 10 }, (_, digit) => sql.raw(`count(*) filter (where digit = '${digit}')`)),
-          )}]::integer[] as tenths
-          from (
-            select environment_id, substr(created_at, 1, 19) as bucket, case when substr(created_at, 20, 1) = '.' then substr(created_at, 21, 1) end as digit
-            from notifications
-          ) rows
-          group by environment_id, bucket
-        ) counted
-        where b.environment_id = counted.environment_id and b.bucket = counted.bucket
-          and b.shard = (select min(shard) from notification_buckets s where s.environment_id = b.environment_id and s.bucket = b.bucket)
-      `.execute(db);
-      await sql`
-        create or replace function notification_buckets_count() returns trigger language plpgsql as $$
-        declare
-          taken integer;
-          tenth integer;
-          one integer[];
-        begin
-          if tg_op in ('DELETE', 'UPDATE') then
-            tenth := case when substr(old.created_at, 20, 1) = '.' and substr(old.created_at, 21, 1) between '0' and '9'
-              then ascii(substr(old.created_at, 21, 1)) - 47 end;
-            select shard into taken from notification_buckets
-              where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and n > 0
-              order by shard limit 1 for update;
-            if taken is not null then
-              if tenth is null then
-                update notification_buckets set n = n - 1
-                  where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = taken;
-              else
-                update notification_buckets set n = n - 1, tenths[tenth] = tenths[tenth] - 1
-                  where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = taken;
-              end if;
-              delete from notification_buckets
-                where environment_id = old.environment_id and bucket = substr(old.created_at, 1, 19) and shard = taken and n <= 0
-                  and tenths = '{0,0,0,0,0,0,0,0,0,0}';
-            end if;
-          end if;
-          if tg_op in ('INSERT', 'UPDATE') then
-            tenth := case when substr(new.created_at, 20, 1) = '.' and substr(new.created_at, 21, 1) between '0' and '9'
-              then ascii(substr(new.created_at, 21, 1)) - 47 end;
-            if tenth is null then
-              insert into notification_buckets (environment_id, bucket, shard, n)
-                values (new.environment_id, substr(new.created_at, 1, 19), pg_backend_pid() % 32, 1)
-                on conflict (environment_id, bucket, shard) do update set n = notification_buckets.n + 1;
-            else
-              one := '{0,0,0,0,0,0,0,0,0,0}';
-              one[tenth] := 1;
-              insert into notification_buckets (environment_id, bucket, shard, n, tenths)
-                values (new.environment_id, substr(new.created_at, 1, 19), pg_backend_pid() % 32, 1, one)
-                on conflict (environment_id, bucket, shard) do update
-                  set n = notification_buckets.n + 1, tenths[tenth] = notification_buckets.tenths[tenth] + 1;
-            end if;
-          end if;
-          return null;
-        end $$
-      `.execute(db);
     },
   },
 };

@@ -752,12 +752,6 @@ export function seekPage(
 }
 
 const seekTexts = new Map<string, { text: string; names: string[] }>();
-// The anchor's tenth (migration 0040): within the second found, the tenths' counts (its shard rows' `tenths`, summed;
-// ordinality 1-10 for the digits 0-9) are added up newest first until they pass the rest of the offset, and the page is
-// read below the next tenth's start (`bucket.d`, ':' after '9'), skipping only the rest within that tenth: the walk is
-// then at most a tenth's events instead of the second's (bench:http's ~800 a second: ~0.2 ms of ~0.65 a page). Only
-// when the tenths add up to the second's count (every event of it has a digit there, and was counted since 0040);
-// otherwise the second is walked as before.
 // `low`: the second that holds the page's last row (its running count reaches offset + limit), a lower bound of the
 // page; found as the one second where the running count passes that bound (no ORDER BY over `walk`, which would read
 // every second up to SEEK_MAX_SECONDS). Without it, on tables never analysed (autovacuum off), PostgreSQL read every
@@ -792,18 +786,10 @@ walk as (
 seek as (
   select cast(:before as text) as upper, cast(:offset as bigint) as skip from top where n > :offset
   union all
-  select coalesce(tenth.upper, anchor.upper), anchor.skip - coalesce(tenth.above, 0) from (
-    select bucket, upper, n, cast(:offset - (through - n) as bigint) as skip from walk
+  select upper, skip from (
+    select upper, cast(:offset - (through - n) as bigint) as skip from walk
     where (select n from top) <= :offset and through > :offset and through - n <= :offset limit 1
-  ) anchor left join lateral (
-    select anchor.bucket || '.' || chr(48 + cast(digit as integer)) as upper, cast(through - c as bigint) as above from (
-      select digit, c, sum(c) over (order by digit desc) as through, sum(c) over () as counted from (
-        select counts.digit, sum(counts.c) as c from notification_buckets, unnest(notification_buckets.tenths) with ordinality counts(c, digit)
-        where notification_buckets.environment_id = :env and notification_buckets.bucket = anchor.bucket group by counts.digit
-      ) per_tenth
-    ) running
-    where counted = anchor.n and through > anchor.skip and through - c <= anchor.skip limit 1
-  ) tenth on true
+  ) anchor
   union all
   select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint)
   from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
