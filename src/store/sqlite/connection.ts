@@ -8,6 +8,9 @@ import type { Logger } from '../../usecases/deps.js';
 import { startBackgroundCheckpoints } from './background-checkpoint.js';
 import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from './group-commit-driver.js';
 
+/** The embedded database's file name under the data directory. */
+export const SQLITE_FILE = 'herald.sqlite';
+
 /**
  * The embedded database: one SQLite file under the data directory, in WAL mode so readers never block
  * the writer. `synchronous = NORMAL` is durable across process crashes in WAL mode (only an OS crash
@@ -19,9 +22,6 @@ import { GroupCommitSqliteDriver, groupCommitSqliteDialect } from './group-commi
  * now the same as at 10k; the engine benchmark did not move). The cost SQLite documents: an I/O error while
  * reading the file becomes a crash (SIGBUS) instead of an error, after which a restart recovers from the WAL.
  */
-/** The embedded database's file name under the data directory. */
-export const SQLITE_FILE = 'herald.sqlite';
-
 export function openSqlite(
   dataDir: string,
   fileName = SQLITE_FILE,
@@ -47,10 +47,7 @@ export function openSqlite(
         onError: (message) => options.logger?.warn({ error: message }, 'background WAL checkpoint failed'),
       })
     : undefined;
-  const driver = new GroupCommitSqliteDriver(sqlite, checkpoints && (() => checkpoints.stop()));
-  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
-  registerSnapshotReader(db, driver);
-  return db;
+  return kyselyOver(sqlite, checkpoints && (() => checkpoints.stop()));
 }
 
 /**
@@ -65,7 +62,12 @@ export function openSqliteReader(file: string): Kysely<Database> {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   cachePreparedStatements(sqlite);
-  const driver = new GroupCommitSqliteDriver(sqlite);
+  return kyselyOver(sqlite);
+}
+
+/** Kysely over a connection through the group-commit driver, with its snapshot reads registered: both connections' tail. */
+function kyselyOver(sqlite: BetterSqlite3.Database, beforeClose?: () => Promise<void>): Kysely<Database> {
+  const driver = new GroupCommitSqliteDriver(sqlite, beforeClose);
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
   registerSnapshotReader(db, driver);
   return db;
