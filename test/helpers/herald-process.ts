@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { runCollected, type CollectedRun } from './run-collected.js';
@@ -9,14 +10,37 @@ import { runCollected, type CollectedRun } from './run-collected.js';
  */
 export const HERALD_BIN = fileURLToPath(new URL('../../bin/herald.js', import.meta.url));
 
+/**
+ * A port for a process a test starts, free when asked. Taken below the kernel's ephemeral range
+ * (/proc/sys/net/ipv4/ip_local_port_range), at random: the fakes and servers of other test files listen on port 0,
+ * which the kernel serves from that range, so between this probe's close and the child's bind none of them can take
+ * the port (a clean-clone CI once had a Herald readiness poll land on an Expo fake that had just been given the port
+ * freed by a `listen(0)` probe). Two of these picks meeting is left to chance (1 in ~12,000) and startHerald's retry.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const ephemeralStart = ephemeralPortStart();
+  const low = Math.max(1024, ephemeralStart - 12_000);
+  for (let attempt = 0; ; attempt++) {
+    const port = low + Math.floor(Math.random() * (ephemeralStart - low));
+    if (await canListen(port)) return port;
+    if (attempt >= 50) throw new Error(`no free port found in ${low}-${ephemeralStart - 1}`);
+  }
+}
+
+function ephemeralPortStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > 2048 ? start : 32768;
+  } catch {
+    return 32768; // not Linux: its usual range still starts higher than the picks
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -34,8 +58,8 @@ export async function startHerald(
   args: string[] = ['start'],
   options: { bin?: string } = {},
 ): Promise<HeraldProcess> {
-  // freePort() closes its probe before the child binds the port, so another test's server can take it in between.
-  // The child then exits with EADDRINUSE; with a port of our own choosing, try another one.
+  // freePort() closes its probe before the child binds the port; another pick of the same port may take it in
+  // between. The child then exits with EADDRINUSE; with a port of our own choosing, try another one.
   for (let attempt = 1; ; attempt++) {
     try {
       return await startHeraldOnce(env, args, options);
