@@ -19,8 +19,10 @@ import type { PageAnswer, PageRequest, ReaderThreadData } from './protocol.js';
  *
  * A page the thread cannot answer (the thread died, was stopped, or threw anything but a ValidationError) resolves
  * `undefined`, and the route reads it on the main thread as without threads: the same page, or the same typed error
- * for the one error mapper. A thread that dies is started again. PostgreSQL (scaled out) has no pool: its reads are
- * already off the event loop.
+ * for the one error mapper. A thread that dies is started again. A thread that has left a page unanswered for
+ * `answerTimeoutMs` counts as hung (a page takes milliseconds, a cold one at 10M messages tens): its pages go to the
+ * main thread at once, another thread takes its place, and it is terminated. PostgreSQL (scaled out) has no pool: its
+ * reads are already off the event loop.
  */
 export interface PageReaders {
   /** The body of a `GET /v1/messages` page, or undefined: read it on the main thread. */
@@ -36,7 +38,14 @@ export interface ReaderPoolOptions {
   clock: Clock;
   activityRetentionDays?: number;
   logger?: Pick<Logger, 'warn'>;
+  /** A page unanswered this long marks its thread hung (default DEFAULT_ANSWER_TIMEOUT_MS). */
+  answerTimeoutMs?: number;
+  /** The thread's module (tests: one that never answers); default the reader thread beside this file. */
+  threadModule?: URL;
 }
+
+/** Far above any page's time, far below a client's patience: a hung thread's pages are answered by the main thread. */
+const DEFAULT_ANSWER_TIMEOUT_MS = 5000;
 
 /** A thread that died this soon after its start is started again only after this long (a thread that cannot start). */
 const RESTART_BACKOFF_MS = 1000;
@@ -45,29 +54,29 @@ const QUICK_DEATH_MS = 1000;
 interface Waiting {
   resolve(body: Buffer | undefined): void;
   reject(error: Error): void;
+  /** performance.now() when asked: the first entry of `waiting` (insertion order) is the oldest. */
+  askedAt: number;
 }
 
 class ReaderThread {
   readonly worker: Worker;
   readonly waiting = new Map<number, Waiting>();
   readonly startedAt = Date.now();
+  /** performance.now() when the thread had loaded its modules and opened its connection; undefined before. */
+  private readyAt?: number;
   readonly exited: Promise<void>;
 
-  constructor(data: ReaderThreadData, onExit: (thread: ReaderThread, code: number) => void, onError: (error: Error) => void) {
-    // Compiled: the thread's .js beside this one. Under tsx or vitest (the source): source-thread.mjs, which registers
-    // tsx's loader in the thread and imports the .ts.
-    const source = import.meta.url.endsWith('.ts');
-    this.worker = new Worker(new URL(source ? './source-thread.mjs' : './reader-thread.js', import.meta.url), { workerData: data });
+  constructor(module: URL, data: ReaderThreadData, onExit: (thread: ReaderThread, code: number) => void, onError: (error: Error) => void) {
+    this.worker = new Worker(module, { workerData: data });
     this.worker.unref();
-    this.worker.on('message', (answers: PageAnswer[]) => {
-      for (const answer of answers) this.settle(answer);
+    this.worker.on('message', (answers: PageAnswer[] | 'ready') => {
+      if (answers === 'ready') this.readyAt = performance.now();
+      else for (const answer of answers) this.settle(answer);
     });
     this.worker.on('error', onError);
     this.exited = new Promise((resolve) =>
       this.worker.once('exit', (code) => {
-        // Whatever it had not answered is read on the main thread.
-        for (const waiter of this.waiting.values()) waiter.resolve(undefined);
-        this.waiting.clear();
+        this.abandon();
         onExit(this, code);
         resolve();
       }),
@@ -76,10 +85,26 @@ class ReaderThread {
 
   ask(request: PageRequest): Promise<Buffer | undefined> {
     return new Promise((resolve, reject) => {
-      this.waiting.set(request.id, { resolve, reject });
+      this.waiting.set(request.id, { resolve, reject, askedAt: performance.now() });
       // The requests of one event-loop turn go together, in one message: a message costs a wake-up of each thread.
       if (this.outbox.push(request) === 1) setImmediate(this.flush);
     });
+  }
+
+  /**
+   * How long its oldest unanswered page has waited since the thread was ready (0: none waits, or still starting:
+   * loading its modules can take seconds on a busy machine, and a thread that cannot start exits).
+   */
+  oldestWaitMs(now: number): number {
+    if (this.readyAt === undefined) return 0;
+    for (const waiter of this.waiting.values()) return now - Math.max(waiter.askedAt, this.readyAt);
+    return 0;
+  }
+
+  /** Whatever it has not answered is read on the main thread (an answer that comes later finds no waiter). */
+  abandon(): void {
+    for (const waiter of this.waiting.values()) waiter.resolve(undefined);
+    this.waiting.clear();
   }
 
   private outbox: PageRequest[] = [];
@@ -104,10 +129,20 @@ export class ReaderPool implements PageReaders {
   private nextId = 1;
   private closed = false;
   private readonly data: ReaderThreadData;
+  private readonly module: URL;
+  private readonly answerTimeoutMs: number;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(private readonly options: ReaderPoolOptions) {
     this.data = { file: options.file, activityRetentionDays: options.activityRetentionDays };
+    // Compiled: the thread's .js beside this one. Under tsx or vitest (the source): source-thread.mjs, which registers
+    // tsx's loader in the thread and imports the .ts.
+    this.module = options.threadModule ?? new URL(import.meta.url.endsWith('.ts') ? './source-thread.mjs' : './reader-thread.js', import.meta.url);
+    this.answerTimeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
     this.threads = Array.from({ length: options.threads }, (_, index) => this.start(index));
+    // One timer for the pool rather than one per page (pages come by thousands a second).
+    this.watchdog = setInterval(() => this.replaceHungThreads(), Math.max(10, Math.min(1000, this.answerTimeoutMs / 4)));
+    this.watchdog.unref();
   }
 
   messagePage(input: ListMessagesInput): Promise<Buffer | undefined> {
@@ -132,13 +167,41 @@ export class ReaderPool implements PageReaders {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.watchdog);
     const stopping = this.threads.filter((thread): thread is ReaderThread => thread !== undefined);
     for (const thread of stopping) {
       // Held while it stops (see background-checkpoint.ts: unref'd, its exit would not keep a closing process alive).
       thread.worker.ref();
       thread.worker.postMessage('stop');
     }
-    await Promise.all(stopping.map((thread) => thread.exited));
+    // A hung thread never reads 'stop': after the answer timeout it is terminated and left (unref'd again), so a
+    // closing process does not wait on it.
+    await Promise.all(
+      stopping.map(async (thread) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.answerTimeoutMs)));
+        if ((await Promise.race([thread.exited, late])) === 'late') {
+          thread.abandon();
+          thread.worker.unref();
+          void thread.worker.terminate().catch(() => undefined);
+        }
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  /** A thread whose oldest page has waited past the timeout: its pages to the main thread, a new thread in its place. */
+  private replaceHungThreads(): void {
+    if (this.closed) return;
+    const now = performance.now();
+    for (const [index, thread] of this.threads.entries()) {
+      if (!thread || thread.oldestWaitMs(now) < this.answerTimeoutMs) continue;
+      this.options.logger?.warn({ thread: index, waitingPages: thread.waiting.size, answerTimeoutMs: this.answerTimeoutMs }, 'reader thread did not answer in time; replacing it');
+      this.threads[index] = this.start(index);
+      thread.abandon();
+      // Its exit finds another thread in its place and starts none. A thread stuck in native code ends when it returns.
+      void thread.worker.terminate().catch(() => undefined);
+    }
   }
 
   /** Pages a thread answered (a body or a ValidationError), and pages left to the main thread. */
@@ -165,6 +228,7 @@ export class ReaderPool implements PageReaders {
 
   private start(index: number): ReaderThread {
     return new ReaderThread(
+      this.module,
       this.data,
       (thread, code) => {
         if (this.threads[index] !== thread) return;

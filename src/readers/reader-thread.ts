@@ -60,3 +60,5 @@ port.on('message', (message: PageRequest[] | 'stop') => {
     );
   }
 });
+// Loaded and connected: from now on the pool counts an unanswered page's wait against the thread (reader-pool.ts).
+port.postMessage('ready');
