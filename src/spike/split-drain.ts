@@ -30,6 +30,8 @@ export async function startSpikeDrain(config: Config): Promise<SpikeDrain> {
   const worker = createWorker(container.deps);
   await worker.start();
   container.deps.logger.info({ concurrency: config.worker.concurrency, nice, pollMs: config.worker.pollIntervalMs, pid: process.pid }, 'spike drain consuming jobs');
+  // Nothing else holds the event loop open (the queue's timers are unref'd; the server's socket does it in `herald start`).
+  const keepAlive = setInterval(() => undefined, 60_000);
   // A line the bench waits for (the logger may be at warn).
   console.log(`spike drain ready ${process.pid}`);
   let stopping: Promise<void> | undefined;
@@ -38,6 +40,7 @@ export async function startSpikeDrain(config: Config): Promise<SpikeDrain> {
     worker,
     stop: () =>
       (stopping ??= (async () => {
+        clearInterval(keepAlive);
         await worker.stop({ graceMs: config.shutdownTimeoutMs });
         await container.close();
       })()),

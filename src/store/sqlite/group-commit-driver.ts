@@ -52,6 +52,23 @@ export class GroupCommitSqliteDriver implements Driver {
     options: { deferWrites?: boolean } = {},
   ) {
     this.deferWrites = options.deferWrites ?? false;
+    // The commit's `begin immediate` does not sleep in SQLite's busy handler (1, 2, 5, 10 ... 100 ms, growing with each
+    // retry, the event loop blocked): on SQLITE_BUSY the commit is tried again a timer later, the group still growing.
+    if (this.deferWrites) sqlite.pragma('busy_timeout = 0');
+  }
+
+  /** A `begin immediate` that must not fail on a held lock (an explicit transaction, the last commit): waits as before. */
+  private beginWaiting(): void {
+    if (!this.deferWrites) {
+      this.sqlite.exec('begin immediate');
+      return;
+    }
+    this.sqlite.pragma('busy_timeout = 5000');
+    try {
+      this.sqlite.exec('begin immediate');
+    } finally {
+      this.sqlite.pragma('busy_timeout = 0');
+    }
   }
 
   async init(): Promise<void> {}
@@ -216,7 +233,7 @@ export class GroupCommitSqliteDriver implements Driver {
     } else {
       this.group ??= new PendingGroup();
       if (live && !this.group.inTransaction) {
-        this.sqlite.exec('begin immediate');
+        this.beginWaiting();
         this.group.inTransaction = this.group.live = true;
         this.group.runDeferred(() => this.sqlite.inTransaction);
       }
@@ -245,12 +262,25 @@ export class GroupCommitSqliteDriver implements Driver {
   private commitGroup(): void {
     const group = this.group;
     if (!group) return;
+    if (!group.inTransaction) {
+      try {
+        if (this.closed) this.beginWaiting();
+        else this.sqlite.exec('begin immediate');
+      } catch (error) {
+        if (!this.closed && String((error as { code?: string }).code ?? '').startsWith('SQLITE_BUSY')) {
+          this.retryCommit();
+          return;
+        }
+        this.group = undefined;
+        group.settle(error);
+        return;
+      }
+      group.inTransaction = true;
+    }
     this.group = undefined;
     this.committing = group;
     try {
-      if (!group.inTransaction) {
-        this.sqlite.exec('begin immediate');
-        group.inTransaction = true;
+      if (!group.live) {
         group.runDeferred(() => this.sqlite.inTransaction);
         if (!this.sqlite.inTransaction) throw new Error('the shared transaction ended while its deferred writes ran');
       }
@@ -265,6 +295,17 @@ export class GroupCommitSqliteDriver implements Driver {
     }
     this.committing = undefined;
     group.settle();
+  }
+
+  /** deferWrites: the lock was held by another connection; the group's commit is tried again shortly. */
+  private retryCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setTimeout(() => {
+      this.commitScheduled = false;
+      if (this.explicit) this.commitDue = true;
+      else this.commitGroup();
+    }, 0);
   }
 
   private abandonGroup(error: unknown): void {
