@@ -4,7 +4,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { startHerald, freePort, HERALD_BIN, type HeraldProcess } from '../test/helpers/herald-process.js';
+import { startHerald, freePort, type HeraldProcess } from '../test/helpers/herald-process.js';
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { loadConfig } from '../src/config.js';
@@ -44,7 +44,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const WORKFLOW = 'bench-http';
 const COUNTER = join(here, 'lib', 'round-trip-counter.mjs');
 const BARE = join(here, 'lib', 'bare-server.mjs');
-const SPIKE_BUSY = join(here, 'lib', 'spike-busy-times.mjs');
 
 interface Options {
   mode: BenchMode;
@@ -57,10 +56,6 @@ interface Options {
   profile?: string;
   listCounts: 'apart' | 'timed';
   triggersOnly: boolean;
-  /** SPIKE (session 26): embedded API with its worker off and this many drain processes (0: one process, timed alike). */
-  spikeDrains?: number;
-  /** SPIKE: which processes run HERALD_SPIKE_DEFERRED_WRITES=1 (the write lock held only for the writes' own time). */
-  spikeDeferred: 'none' | 'drains' | 'all';
 }
 
 /** Seconds of the load in which a list's statements are counted (`--list-counts apart`). */
@@ -91,8 +86,6 @@ function parseOptions(argv: string[]): Options {
     .option('--profile <dir>', 'write a CPU profile of each Herald process per phase into <dir> (<pid>-<n>.cpuprofile, n counting reads of the round trips)')
     .option('--list-counts <where>', "apart: time the list loads without the counter's better-sqlite3 wrappers and count their statements in a load of their own after each; timed: count them during the timed load (before 2026-11-26, session 17)", listCounts, 'apart')
     .option('--triggers-only', 'the trigger load and its deliveries only, no list loads (A/B of the trigger path in a third of the time)', false)
-    .option('--spike-drains <n>', 'SPIKE (issue 24, session 26): embedded, the API with its worker off and <n> drain processes over the same SQLite file (src/spike/split-drain.ts); 0 = the one process as usual; either way times each process\'s begin immediate (busy waits) and CPU', (value: string) => { const n = Number(value); if (!Number.isInteger(n) || n < 0 || n > 4) throw new InvalidArgumentError('0-4'); return n; })
-    .option('--spike-deferred <which>', 'SPIKE: none, drains or all: the processes whose group commit runs its writes at the commit (HERALD_SPIKE_DEFERRED_WRITES=1)', (value: string) => { if (!['none', 'drains', 'all'].includes(value)) throw new InvalidArgumentError('none, drains or all'); return value; }, 'none')
     .option('--output <file>', 'results file (default bench/results/http-<mode>.json)')
     .parse(['node', 'bench:http', ...argv])
     .opts<Options>();
@@ -109,9 +102,6 @@ interface Target {
   /** Scale-out: the Redis server's port (its CPU is measured with the processes'). */
   redisPort?: number;
   counterDir: string;
-  /** SPIKE: the drain processes (`--spike-drains`) and where every process writes its busy-wait sums. */
-  drains?: ChildProcess[];
-  busyDir?: string;
   close(): Promise<void>;
 }
 
@@ -119,11 +109,8 @@ async function startTarget(options: Options): Promise<Target> {
   const counterDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-counts-'));
   // The Herald processes write their profiles into it and do not create it (a missing directory lost the profile).
   if (options.profile) mkdirSync(options.profile, { recursive: true });
-  const spike = options.mode === 'embedded' && options.spikeDrains !== undefined;
-  const busyDir = spike ? mkdtempSync(join(tmpdir(), 'herald-bench-busy-')) : undefined;
   const env = {
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''}${spike ? ` --import ${SPIKE_BUSY}` : ''} --import ${COUNTER}`.trim(),
-    ...(busyDir ? { BENCH_BUSY_DIR: busyDir } : {}),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${COUNTER}`.trim(),
     BENCH_ROUND_TRIPS_DIR: counterDir,
     HERALD_FROM_SOURCE: options.fromSource ? '1' : '',
     LOG_LEVEL: options.logLevel,
@@ -131,20 +118,13 @@ async function startTarget(options: Options): Promise<Target> {
   };
   if (options.mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-http-'));
-    const split = spike && options.spikeDrains! > 0;
-    const deferred = { HERALD_SPIKE_DEFERRED_WRITES: '1' };
-    const herald: HeraldProcess = await startHerald({ ...env, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: BENCH_SECRET, ...(split ? { HERALD_SPIKE_SPLIT_DRAIN: 'api' } : {}), ...(spike && options.spikeDeferred === 'all' ? deferred : {}) });
-    const drains = split ? await Promise.all(Array.from({ length: options.spikeDrains! }, () => startSpikeDrain({ ...env, HERALD_DATA_DIR: dataDir, ...(options.spikeDeferred !== 'none' ? deferred : {}) }))) : [];
+    const herald: HeraldProcess = await startHerald({ ...env, HERALD_DATA_DIR: dataDir, HERALD_BOOTSTRAP_SECRET_KEY: BENCH_SECRET });
     return {
       url: herald.url,
       api: herald.child,
       counterDir,
-      ...(spike ? { drains, busyDir } : {}),
       async close() {
-        for (const drain of drains) drain.kill('SIGTERM');
-        await Promise.all(drains.map((drain) => new Promise((resolve) => (drain.exitCode !== null ? resolve(undefined) : drain.once('exit', resolve)))));
         await herald.stop();
-        if (busyDir) rmSync(busyDir, { recursive: true, force: true });
         rmSync(dataDir, { recursive: true, force: true });
         rmSync(counterDir, { recursive: true, force: true });
       },
@@ -163,47 +143,6 @@ async function startTarget(options: Options): Promise<Target> {
       await processes.close();
       rmSync(counterDir, { recursive: true, force: true });
     },
-  };
-}
-
-/** SPIKE: a drain process (`HERALD_SPIKE_SPLIT_DRAIN=drain herald start`) over the API's data directory, once it consumes. */
-async function startSpikeDrain(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [HERALD_BIN, 'start'], {
-    env: { ...process.env, HERALD_QUEUE_POLL_MS: '20', ...env, HERALD_SPIKE_SPLIT_DRAIN: 'drain' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (seen.length < 100_000) seen += chunk.toString();
-      if (seen.includes('spike drain ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`spike drain exited with ${code}: ${seen.slice(-2000)}`)));
-  });
-  return child;
-}
-
-interface BusySums { count: number; totalMs: number; maxMs: number; over1Ms: number; over5Ms: number; over20Ms: number; over1MsTotalMs: number }
-
-/** SPIKE: each process's begin-immediate and commit timings (bench/lib/spike-busy-times.mjs), as last written. */
-function readBusy(target: Target): Map<number, { begin: BusySums; commit: BusySums; busyErrors: number }> {
-  const sums = new Map<number, { begin: BusySums; commit: BusySums; busyErrors: number }>();
-  for (const child of [target.api, ...(target.drains ?? [])]) {
-    try {
-      sums.set(child.pid!, JSON.parse(readFileSync(join(target.busyDir!, `${child.pid}.json`), 'utf8')));
-    } catch { /* not written yet */ }
-  }
-  return sums;
-}
-
-function busyBetween(before: BusySums | undefined, after: BusySums | undefined) {
-  if (!after) return undefined;
-  const d = (key: keyof BusySums) => after[key] - (before?.[key] ?? 0);
-  const count = d('count');
-  return {
-    count, totalMs: Math.round(d('totalMs')), meanUs: count ? Math.round((d('totalMs') / count) * 1000) : 0,
-    over1Ms: d('over1Ms'), over5Ms: d('over5Ms'), over20Ms: d('over20Ms'), over1MsTotalMs: Math.round(d('over1MsTotalMs')),
-    maxMsSoFar: Math.round(after.maxMs * 10) / 10,
   };
 }
 
@@ -311,19 +250,10 @@ async function main(): Promise<void> {
     const cpuGroups = () => findGroups(cpuProcesses, 5432, target.redisPort ?? -1);
     const groupsAtStart = target.worker ? cpuGroups() : undefined;
     const cpuAtStart = groupsAtStart && readCpu(groupsAtStart);
-    const spikePids = target.busyDir ? [target.api, ...(target.drains ?? [])].map((child) => child.pid!) : [];
-    if (target.busyDir) await new Promise((resolve) => setTimeout(resolve, 80));
-    const spikeCpuAtStart = spikePids.map((pid) => cpuMsOf(pid) ?? NaN);
-    const busyAtStart = target.busyDir ? readBusy(target) : undefined;
     const loadStart = Date.now();
     const writesAtStart = writeSyscalls(target.api.pid!);
     const triggers = await load({ kind: 'trigger', url: target.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` }, workflowId: WORKFLOW, subscriberPrefix: `bench-${Date.now().toString(36)}` });
     const cpuAfterLoad = groupsAtStart && readCpu(mergeGroups(groupsAtStart, cpuGroups()));
-    const spikeCpuAfterLoad = spikePids.map((pid) => cpuMsOf(pid) ?? NaN);
-    const spikeLoadEnd = Date.now();
-    // The sums as written within 50 ms of the load's end (the preload writes every 50 ms).
-    const busyAfterLoad = target.busyDir ? (await new Promise((resolve) => setTimeout(resolve, 60)), readBusy(target)) : undefined;
-    const messagesAtLoadEnd = target.busyDir ? (await inAppMessageCount(target.url, key)) - messagesBefore : undefined;
     const apiAfterLoad = await readCounts(target, target.api);
     log(`triggers: API ${JSON.stringify(apiHealth(countsBefore[0]!, apiAfterLoad))}`);
     const accepted = triggers.statusCounts['201'] ?? 0;
@@ -335,44 +265,6 @@ async function main(): Promise<void> {
     const deliveriesPerSecond = (deliveredCount * 1000) / (delivered.at - loadStart);
     const countsAfter = await Promise.all(processes.map((child) => readCounts(target, child)));
     log(`deliveries: ${deliveredCount} in ${delivered.at - loadStart} ms (${Math.round(deliveriesPerSecond)}/s)`);
-    let spikeResult: Record<string, unknown> | undefined;
-    if (target.busyDir) {
-      const spikeCpuAtEnd = spikePids.map((pid) => cpuMsOf(pid) ?? NaN);
-      const busyAtEnd = readBusy(target);
-      const r3 = (n: number) => Math.round(n * 1000) / 1000;
-      const afterLoad = deliveredCount - messagesAtLoadEnd!;
-      spikeResult = {
-        drains: options.spikeDrains,
-        deferredWrites: options.spikeDeferred,
-        loadMs: spikeLoadEnd - loadStart,
-        lastMessageMs: delivered.at - loadStart,
-        deliveredDuringLoad: messagesAtLoadEnd,
-        deliveredAfterLoad: afterLoad,
-        deliveriesPerSecondAfterLoad: Math.round((afterLoad * 1000) / Math.max(1, delivered.at - spikeLoadEnd)),
-        processes: spikePids.map((pid, i) => {
-          const load = spikeCpuAfterLoad[i]! - spikeCpuAtStart[i]!;
-          const all = spikeCpuAtEnd[i]! - spikeCpuAtStart[i]!;
-          return {
-            role: i === 0 ? 'api' : `drain${i}`,
-            pid,
-            cpuMsDuringLoad: Math.round(load),
-            cpuMsAfterLoad: Math.round(all - load),
-            cpuMsTotal: Math.round(all),
-            coresDuringLoad: r3(load / (spikeLoadEnd - loadStart)),
-            coresAfterLoad: r3((all - load) / Math.max(1, delivered.at - spikeLoadEnd)),
-            msPerAcceptedTriggerDuringLoad: r3(load / Math.max(1, accepted)),
-            msPerDeliveryTotal: r3(all / Math.max(1, deliveredCount)),
-            msPerDeliveryAfterLoad: r3((all - load) / Math.max(1, afterLoad)),
-            beginImmediateDuringLoad: busyBetween(busyAtStart!.get(pid)?.begin, busyAfterLoad!.get(pid)?.begin),
-            beginImmediateAfterLoad: busyBetween(busyAfterLoad!.get(pid)?.begin, busyAtEnd.get(pid)?.begin),
-            commitDuringLoad: busyBetween(busyAtStart!.get(pid)?.commit, busyAfterLoad!.get(pid)?.commit),
-            commitAfterLoad: busyBetween(busyAfterLoad!.get(pid)?.commit, busyAtEnd.get(pid)?.commit),
-            busyErrors: busyAtEnd.get(pid)?.busyErrors ?? 0,
-          };
-        }),
-      };
-      log(`SPIKE: ${JSON.stringify(spikeResult)}`);
-    }
     const cpuPerTrigger = groupsAtStart && cpuAtStart && cpuAfterLoad
       ? {
           duringTriggerLoad: cpuPerOperation(cpuAtStart, cpuAfterLoad, accepted),
@@ -469,7 +361,6 @@ async function main(): Promise<void> {
       lists,
       roundTrips,
       ...(cpuPerTrigger ? { cpuPerTrigger } : {}),
-      ...(spikeResult ? { spike: spikeResult } : {}),
     };
     console.log(JSON.stringify(result, null, 2));
     const output = options.output ?? join(here, 'results', `http-${options.mode}.json`);

@@ -21,13 +21,6 @@ program
   .description('API and worker in one process (embedded SQLite unless DATABASE_URL is set)')
   .action(async () => {
     const config = loadConfig();
-    // SPIKE (issue 24, session 26): a drain process beside `HERALD_SPIKE_SPLIT_DRAIN=api herald start` (src/spike/).
-    if (process.env.HERALD_SPIKE_SPLIT_DRAIN === 'drain') {
-      const { startSpikeDrain } = await import('./spike/split-drain.js');
-      const drain = await startSpikeDrain(config);
-      stopOnSignals(() => drain.stop(), config.shutdownTimeoutMs);
-      return;
-    }
     const server = await startServer(config);
     stopOnSignals(() => server.stop(), config.shutdownTimeoutMs);
   });

@@ -38,11 +38,9 @@ export async function startServer(
   const url = await app.listen({ host: config.host, port: config.port });
   deps.logger.info({ url, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'Herald listening');
   await announceStart(deps, config, boot, url);
-  // SPIKE (issue 24, session 26): HERALD_SPIKE_SPLIT_DRAIN=api leaves the jobs to drain processes (src/spike/split-drain.ts).
-  const spikeSplit = process.env.HERALD_SPIKE_SPLIT_DRAIN === 'api';
-  const stopSharing = spikeSplit ? () => undefined : shareCpuWithApi(app, deps.queue, config);
+  const stopSharing = shareCpuWithApi(app, deps.queue, config);
   const worker = createWorker(deps, options.worker);
-  if (!spikeSplit) await worker.start();
+  await worker.start();
   lifecycle.ready();
 
   let stopping: Promise<void> | undefined;

@@ -67,9 +67,7 @@ export function openSqliteReader(file: string): Kysely<Database> {
 
 /** Kysely over a connection through the group-commit driver, with its snapshot reads registered: both connections' tail. */
 function kyselyOver(sqlite: BetterSqlite3.Database, beforeClose?: () => Promise<void>): Kysely<Database> {
-  // SPIKE (issue 24, session 26): HERALD_SPIKE_DEFERRED_WRITES=1 holds the write lock only for the writes' own time
-  // (GroupCommitSqliteDriver's deferWrites), for several processes over one file. Off by default.
-  const driver = new GroupCommitSqliteDriver(sqlite, beforeClose, { deferWrites: !sqlite.readonly && process.env.HERALD_SPIKE_DEFERRED_WRITES === '1' });
+  const driver = new GroupCommitSqliteDriver(sqlite, beforeClose);
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
   registerSnapshotReader(db, driver);
   return db;

@@ -35,41 +35,11 @@ export class GroupCommitSqliteDriver implements Driver {
   private explicitEnded?: { promise: Promise<void>; resolve(): void };
   private closed = false;
 
-  /**
-   * SPIKE (issue 24, session 26, h/emb-split; HERALD_SPIKE_DEFERRED_WRITES=1, off by default): writes outside an explicit
-   * transaction are not run when asked but kept, in order, and run at the group's commit between its `begin immediate`
-   * and `commit`, so SQLite's write lock is held for the writes' own time rather than from a turn's first write to its
-   * end. For several processes writing one file (src/spike/split-drain.ts). Each write still resolves after the commit
-   * (with its result, or its own statement's error); a read no longer sees writes of its turn that nobody was told of.
-   * An explicit transaction takes the lock at once and runs the kept writes first (the group is then "live" as usual).
-   */
-  private readonly deferWrites: boolean;
-
   /** `beforeClose` runs first in `destroy()` (connection.ts stops the background checkpoint's thread there). */
   constructor(
     readonly sqlite: BetterSqlite3.Database,
     private readonly beforeClose?: () => Promise<void>,
-    options: { deferWrites?: boolean } = {},
-  ) {
-    this.deferWrites = options.deferWrites ?? false;
-    // The commit's `begin immediate` does not sleep in SQLite's busy handler (1, 2, 5, 10 ... 100 ms, growing with each
-    // retry, the event loop blocked): on SQLITE_BUSY the commit is tried again a timer later, the group still growing.
-    if (this.deferWrites) sqlite.pragma('busy_timeout = 0');
-  }
-
-  /** A `begin immediate` that must not fail on a held lock (an explicit transaction, the last commit): waits as before. */
-  private beginWaiting(): void {
-    if (!this.deferWrites) {
-      this.sqlite.exec('begin immediate');
-      return;
-    }
-    this.sqlite.pragma('busy_timeout = 5000');
-    try {
-      this.sqlite.exec('begin immediate');
-    } finally {
-      this.sqlite.pragma('busy_timeout = 0');
-    }
-  }
+  ) {}
 
   async init(): Promise<void> {}
 
@@ -79,7 +49,7 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     while (this.explicit && this.explicit !== connection) await this.explicitEnded!.promise;
-    this.openGroup(true);
+    this.openGroup();
     this.sqlite.exec('savepoint herald_tx');
     this.explicit = connection as GroupCommitConnection;
     let resolve!: () => void;
@@ -152,19 +122,8 @@ export class GroupCommitSqliteDriver implements Driver {
    */
   async writeTogether<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>, addAtCommit: AddAtCommit) => T): Promise<T> {
     while (this.explicit) await this.explicitEnded!.promise;
-    if (this.deferWrites && !this.group?.live) {
-      this.openGroup(false);
-      return this.group!.defer(() => this.writeTogetherNow(work, this.group ?? this.committing!));
-    }
     this.openGroup();
     const group = this.group!;
-    const result = this.writeTogetherNow(work, group);
-    await group.join();
-    return result;
-  }
-
-  /** writeTogether's block, run now inside the open transaction. */
-  private writeTogetherNow<T>(work: (run: (query: CompiledQuery) => QueryResult<unknown>, addAtCommit: AddAtCommit) => T, group: PendingGroup): T {
     this.sqlite.exec('savepoint herald_together');
     let result: T;
     // Added to the group only once the block is released: a block that fails adds nothing.
@@ -184,6 +143,7 @@ export class GroupCommitSqliteDriver implements Driver {
       }
       throw error;
     }
+    await group.join();
     return result;
   }
 
@@ -194,10 +154,6 @@ export class GroupCommitSqliteDriver implements Driver {
     const statement = this.sqlite.prepare(query.sql);
     const parameters = query.parameters as unknown[];
     if (this.explicit === connection || statement.readonly) return this.run(statement, parameters);
-    if (this.deferWrites && !this.group?.live) {
-      this.openGroup(false);
-      return this.group!.defer(() => this.run(statement, parameters));
-    }
     this.openGroup();
     const group = this.group!;
     const result = this.run(statement, parameters);
@@ -218,25 +174,11 @@ export class GroupCommitSqliteDriver implements Driver {
     }
   }
 
-  /** The group being committed (deferred writes run inside commitGroup, after `this.group` was cleared). */
-  private committing?: PendingGroup;
-
-  /** `live`: with SQLite's write lock taken now (always, unless deferWrites; then only for an explicit transaction). */
-  private openGroup(live = true): void {
+  private openGroup(): void {
     if (this.closed) throw closedError();
-    if (!this.deferWrites) {
-      if (!this.group) {
-        this.sqlite.exec('begin immediate');
-        this.group = new PendingGroup();
-        this.group.inTransaction = this.group.live = true;
-      }
-    } else {
-      this.group ??= new PendingGroup();
-      if (live && !this.group.inTransaction) {
-        this.beginWaiting();
-        this.group.inTransaction = this.group.live = true;
-        this.group.runDeferred(() => this.sqlite.inTransaction);
-      }
+    if (!this.group) {
+      this.sqlite.exec('begin immediate');
+      this.group = new PendingGroup();
     }
     if (!this.commitScheduled) {
       this.commitScheduled = true;
@@ -262,50 +204,17 @@ export class GroupCommitSqliteDriver implements Driver {
   private commitGroup(): void {
     const group = this.group;
     if (!group) return;
-    if (!group.inTransaction) {
-      try {
-        if (this.closed) this.beginWaiting();
-        else this.sqlite.exec('begin immediate');
-      } catch (error) {
-        if (!this.closed && String((error as { code?: string }).code ?? '').startsWith('SQLITE_BUSY')) {
-          this.retryCommit();
-          return;
-        }
-        this.group = undefined;
-        group.settle(error);
-        return;
-      }
-      group.inTransaction = true;
-    }
     this.group = undefined;
-    this.committing = group;
     try {
-      if (!group.live) {
-        group.runDeferred(() => this.sqlite.inTransaction);
-        if (!this.sqlite.inTransaction) throw new Error('the shared transaction ended while its deferred writes ran');
-      }
       // The summed counter rows of the group's blocks, in its transaction: committed with them or not at all.
       for (const query of group.sumStatements()) this.run(this.sqlite.prepare(query.sql), query.parameters as unknown[]);
       this.sqlite.exec('commit');
     } catch (error) {
       if (this.sqlite.inTransaction) this.sqlite.exec('rollback');
-      this.committing = undefined;
       group.settle(error);
       return;
     }
-    this.committing = undefined;
     group.settle();
-  }
-
-  /** deferWrites: the lock was held by another connection; the group's commit is tried again shortly. */
-  private retryCommit(): void {
-    if (this.commitScheduled) return;
-    this.commitScheduled = true;
-    setTimeout(() => {
-      this.commitScheduled = false;
-      if (this.explicit) this.commitDue = true;
-      else this.commitGroup();
-    }, 0);
   }
 
   private abandonGroup(error: unknown): void {
@@ -318,33 +227,6 @@ export class GroupCommitSqliteDriver implements Driver {
 /** The writes waiting for one shared commit. */
 class PendingGroup {
   private readonly waiters: Array<{ resolve(): void; reject(error: unknown): void }> = [];
-  /** `begin immediate` has run for this group. */
-  inTransaction = false;
-  /** Writes run when asked (the lock is held until the commit). */
-  live = false;
-  /** SPIKE deferWrites: writes kept to run at the commit, in order, each settled with its own outcome. */
-  private deferred?: Array<{ op: () => unknown; ran: boolean; result?: unknown; error?: unknown; failed: boolean; resolve(value: unknown): void; reject(error: unknown): void }>;
-
-  defer<T>(op: () => T): Promise<T> {
-    this.deferred ??= [];
-    return new Promise<T>((resolve, reject) => this.deferred!.push({ op, ran: false, failed: false, resolve: resolve as (value: unknown) => void, reject }));
-  }
-
-  /** Runs the kept writes not run yet, in order; stops when the transaction ended (an I/O error: the group fails). */
-  runDeferred(inTransaction: () => boolean): void {
-    if (!this.deferred) return;
-    for (const entry of this.deferred) {
-      if (entry.ran) continue;
-      if (!inTransaction()) return;
-      entry.ran = true;
-      try {
-        entry.result = entry.op();
-      } catch (error) {
-        entry.failed = true;
-        entry.error = error;
-      }
-    }
-  }
   private sums?: Map<CommitSums<unknown>, Map<string, { row: unknown; count: number }>>;
 
   add(sums: CommitSums<unknown>, key: string, row: unknown, count: number): void {
@@ -374,12 +256,6 @@ class PendingGroup {
     for (const waiter of this.waiters) {
       if (error === undefined) waiter.resolve();
       else waiter.reject(error);
-    }
-    for (const entry of this.deferred ?? []) {
-      if (error !== undefined) entry.reject(error);
-      else if (!entry.ran) entry.reject(new Error('a deferred write was not run'));
-      else if (entry.failed) entry.reject(entry.error);
-      else entry.resolve(entry.result);
     }
   }
 }
