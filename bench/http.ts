@@ -245,15 +245,16 @@ async function main(): Promise<void> {
     const processes = [target.api, ...(target.worker ? [target.worker] : [])];
     const countsBefore = await Promise.all(processes.map((child) => readCounts(target, child)));
     const messagesBefore = await inAppMessageCount(target.url, key);
-    // Scale-out: CPU of the API, the worker, their PostgreSQL backends and Redis over the triggers and their deliveries.
+    // CPU over the triggers and their deliveries: embedded, the one process (API and worker); scaled out, the API, the
+    // worker, their PostgreSQL backends and Redis. CPU per operation decides an A/B where rates move with the machine.
     const cpuProcesses = { api: target.api.pid!, ...(target.worker ? { worker: target.worker.pid! } : {}) };
     const cpuGroups = () => findGroups(cpuProcesses, 5432, target.redisPort ?? -1);
-    const groupsAtStart = target.worker ? cpuGroups() : undefined;
-    const cpuAtStart = groupsAtStart && readCpu(groupsAtStart);
+    const groupsAtStart = cpuGroups();
+    const cpuAtStart = readCpu(groupsAtStart);
     const loadStart = Date.now();
     const writesAtStart = writeSyscalls(target.api.pid!);
     const triggers = await load({ kind: 'trigger', url: target.url, connections: options.connections, durationSeconds: options.duration, headers: { authorization: `ApiKey ${key}` }, workflowId: WORKFLOW, subscriberPrefix: `bench-${Date.now().toString(36)}` });
-    const cpuAfterLoad = groupsAtStart && readCpu(mergeGroups(groupsAtStart, cpuGroups()));
+    const cpuAfterLoad = readCpu(mergeGroups(groupsAtStart, cpuGroups()));
     const apiAfterLoad = await readCounts(target, target.api);
     log(`triggers: API ${JSON.stringify(apiHealth(countsBefore[0]!, apiAfterLoad))}`);
     const accepted = triggers.statusCounts['201'] ?? 0;
@@ -265,13 +266,11 @@ async function main(): Promise<void> {
     const deliveriesPerSecond = (deliveredCount * 1000) / (delivered.at - loadStart);
     const countsAfter = await Promise.all(processes.map((child) => readCounts(target, child)));
     log(`deliveries: ${deliveredCount} in ${delivered.at - loadStart} ms (${Math.round(deliveriesPerSecond)}/s)`);
-    const cpuPerTrigger = groupsAtStart && cpuAtStart && cpuAfterLoad
-      ? {
-          duringTriggerLoad: cpuPerOperation(cpuAtStart, cpuAfterLoad, accepted),
-          triggerAndDelivery: cpuPerOperation(cpuAtStart, readCpu(mergeGroups(groupsAtStart, cpuGroups())), deliveredCount),
-        }
-      : undefined;
-    if (cpuPerTrigger) log(`CPU ms per trigger and its delivery: ${Object.entries(cpuPerTrigger.triggerAndDelivery).map(([name, cpu]) => `${name} ${cpu.msPerOperation}`).join(', ')}`);
+    const cpuPerTrigger = {
+      duringTriggerLoad: cpuPerOperation(cpuAtStart, cpuAfterLoad, accepted),
+      triggerAndDelivery: cpuPerOperation(cpuAtStart, readCpu(mergeGroups(groupsAtStart, cpuGroups())), deliveredCount),
+    };
+    log(`CPU ms per trigger and its delivery: ${Object.entries(cpuPerTrigger.triggerAndDelivery).map(([name, cpu]) => `${name} ${cpu.msPerOperation}`).join(', ')}`);
     const roundTrips: Record<string, unknown> = options.mode === 'embedded'
       ? { triggerWithDelivery: perOperation(countsBefore[0]!, countsAfter[0]!, deliveredCount) }
       : { trigger: perOperation(countsBefore[0]!, apiAfterLoad, deliveredCount), delivery: perOperation(countsBefore[1]!, countsAfter[1]!, deliveredCount) };
@@ -360,7 +359,7 @@ async function main(): Promise<void> {
       deliveries: { delivered: deliveredCount, perSecond: Math.round(deliveriesPerSecond) },
       lists,
       roundTrips,
-      ...(cpuPerTrigger ? { cpuPerTrigger } : {}),
+      cpuPerTrigger,
     };
     console.log(JSON.stringify(result, null, 2));
     const output = options.output ?? join(here, 'results', `http-${options.mode}.json`);
