@@ -54,6 +54,7 @@ interface Options {
   notificationDeepPage: number;
   maxDiskGb: number;
   keepFreeGb?: number;
+  holdWhile?: string;
   fromSource: boolean;
   lock?: string;
   output?: string;
@@ -82,6 +83,7 @@ function parseOptions(argv: string[]): Options {
     .option('--notification-deep-page <n>', 'the deep page of GET /v1/notifications (limit 10)', positiveInteger, 1000)
     .option('--max-disk-gb <n>', 'skip a size whose estimated data set is larger', positiveInteger, 15)
     .option('--keep-free-gb <n>', 'skip a size whose growth would leave less free disk than this (instead of the 80 % rule), and stop a seed that gets there (PostgreSQL: its statement is cancelled)', positiveInteger)
+    .option('--hold-while <file>', 'after the last size, keep Herald and its data while this file exists (for EXPLAIN by hand; the URL is logged)')
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--lock <file>', 'hold this flock only while measuring (e.g. /tmp/herald-bench.lock), not while seeding')
     .option('--output <file>', 'results file (default bench/results/data-size.json)')
@@ -118,6 +120,7 @@ interface Target {
   objects(): Promise<StorageObject[] | undefined>;
   /** A path on the disk the data lives on (for df). */
   dataPath: string;
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -152,6 +155,7 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
     async pauseForSeed() {},
     async resumeAfterSeed() {},
     dataPath: '/var/lib/postgresql',
+    databaseUrl,
     async objects() {
       const seed = await openPostgresSeedConnection(databaseUrl);
       try {
@@ -364,6 +368,10 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
       } finally {
         release();
       }
+    }
+    if (options.holdWhile && existsSync(options.holdWhile)) {
+      log(`${mode}: holding while ${options.holdWhile} exists: ${target.url()}${target.databaseUrl ? `, ${target.databaseUrl}` : ''}`);
+      while (existsSync(options.holdWhile)) await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   } finally {
     await target.close();
