@@ -253,10 +253,11 @@ export interface IndexBuildProgress {
  * PostgreSQL bulk-load practice (what pg_restore does): drops the seeded tables' secondary indexes and returns the
  * function that creates them again, from their own definitions, then rebuilds the primary keys (REINDEX, one at a
  * time, so at most one index exists twice). Copies go in to the left of the rows already there (each copy is older),
- * so B-trees grown through them split half-full pages: 1,535 bytes of message indexes per seeded message at 1M where
- * a real installation's, appended in time order, took ~1,233. A B-tree built in one pass is denser still (leaf pages
- * filled to the index's fillfactor, 90 %), so the seeded figures with this are below a real installation's; both
- * are in BENCHMARKS.md (session 26). Nothing else reads the tables meanwhile (the bench measures after the seed).
+ * so B-trees grown through them split half-full pages: 1,535 bytes of message indexes per seeded message at 1M
+ * (session 16) where 1,000 really delivered messages took ~1,100. A B-tree built in one pass is denser still (leaf
+ * pages filled to the index's fillfactor, 90 %): 773 bytes at 100k and 1M. So the seeded data set is now smaller
+ * than a real installation's of the same size, not larger; the figures are in BENCHMARKS.md (session 26). Nothing
+ * else reads the tables meanwhile (the bench measures after the seed).
  */
 async function setIndexesAside(db: SeedConnection): Promise<(onIndex?: (progress: IndexBuildProgress) => void) => Promise<void>> {
   const indexes = await secondaryIndexes(db);
