@@ -9,6 +9,7 @@ import { startHerald, type HeraldProcess } from '../test/helpers/herald-process.
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { positiveInteger } from './lib/cli-options.js';
+import { postgresObjects, type StorageObject } from './lib/storage-breakdown.js';
 import { acquireLock, api, createInAppWorkflow, inAppMessageCount, load, round1, waitForMessages, type LoadResult } from './lib/bench-client.js';
 import {
   growClones,
@@ -52,6 +53,8 @@ interface Options {
   subscribers: number;
   notificationDeepPage: number;
   maxDiskGb: number;
+  keepFreeGb?: number;
+  holdWhile?: string;
   fromSource: boolean;
   lock?: string;
   output?: string;
@@ -79,6 +82,8 @@ function parseOptions(argv: string[]): Options {
     .option('--subscribers <n>', 'subscribers (= template messages) the data is spread over', positiveInteger, 1000)
     .option('--notification-deep-page <n>', 'the deep page of GET /v1/notifications (limit 10)', positiveInteger, 1000)
     .option('--max-disk-gb <n>', 'skip a size whose estimated data set is larger', positiveInteger, 15)
+    .option('--keep-free-gb <n>', 'skip a size whose growth would leave less free disk than this (instead of the 80 % rule), and stop a seed that gets there (PostgreSQL: its statement is cancelled)', positiveInteger)
+    .option('--hold-while <file>', 'after the last size, keep Herald and its data while this file exists (for EXPLAIN by hand; the URL is logged)')
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--lock <file>', 'hold this flock only while measuring (e.g. /tmp/herald-bench.lock), not while seeding')
     .option('--output <file>', 'results file (default bench/results/data-size.json)')
@@ -111,6 +116,11 @@ interface Target {
   pauseForSeed(): Promise<void>;
   resumeAfterSeed(): Promise<void>;
   diskBytes(): Promise<number>;
+  /** PostgreSQL: the schema's relations and their sizes. */
+  objects(): Promise<StorageObject[] | undefined>;
+  /** A path on the disk the data lives on (for df). */
+  dataPath: string;
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -128,6 +138,8 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
       async pauseForSeed() { await herald?.stop(); herald = undefined; },
       async resumeAfterSeed() { herald = await startHerald(env); },
       async diskBytes() { return Number(execFileSync('du', ['-sb', dataDir], { encoding: 'utf8' }).split('\t')[0]); },
+      async objects() { return undefined; },
+      dataPath: dataDir,
       async close() {
         await herald?.stop();
         if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
@@ -142,6 +154,16 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
     openSeed: () => openPostgresSeedConnection(databaseUrl),
     async pauseForSeed() {},
     async resumeAfterSeed() {},
+    dataPath: '/var/lib/postgresql',
+    databaseUrl,
+    async objects() {
+      const seed = await openPostgresSeedConnection(databaseUrl);
+      try {
+        return await postgresObjects(seed);
+      } finally {
+        await seed.close();
+      }
+    },
     async diskBytes() {
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
@@ -193,6 +215,15 @@ interface SizeResult {
   mode: Mode;
   messages: number;
   seedSeconds: number;
+  /** PostgreSQL: of seedSeconds, the secondary indexes' builds and the primary keys' rebuilds after the copies. */
+  indexSeconds: number;
+  /** PostgreSQL: of seedSeconds, VACUUM (ANALYZE) of the seeded tables. */
+  vacuumSeconds: number;
+  lowestFreeDiskBytes: number;
+  /** PostgreSQL: each heap, TOAST and index of the schema after the seed. */
+  objects?: StorageObject[];
+  /** The load average when the size's measurement began. */
+  load: number[];
   diskBytes: number;
   messagesPerSubscriber: number;
   messagesFirst: EndpointResult;
@@ -228,9 +259,12 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
       // KB per delivered message: the event, its job and execution details, the message document, a dozen indexes).
       if (bytesPerMessage !== undefined && state) {
         const needed = bytesPerMessage * messages;
-        const free = freeDiskBytes(mode === 'embedded' ? tmpdir() : '/var/lib/postgresql');
-        if (needed > options.maxDiskGb * 1e9 || needed - bytesPerMessage * seededMessages(state) > free * 0.8) {
-          const skipped = `${label(messages)}: skipped, it would take ~${(needed / 1e9).toFixed(1)} GB (${Math.round(bytesPerMessage)} bytes per message measured at ${label(seededMessages(state))}; --max-disk-gb ${options.maxDiskGb}, ${(free / 1e9).toFixed(0)} GB free)`;
+        const free = freeDiskBytes(target.dataPath);
+        const growth = needed - bytesPerMessage * seededMessages(state);
+        const fits = options.keepFreeGb === undefined ? growth <= free * 0.8 : growth <= free - options.keepFreeGb * 1e9;
+        if (needed > options.maxDiskGb * 1e9 || !fits) {
+          const rule = options.keepFreeGb === undefined ? 'at most 80 % of the free space' : `--keep-free-gb ${options.keepFreeGb}`;
+          const skipped = `${label(messages)}: skipped, it would take ~${(needed / 1e9).toFixed(1)} GB (${Math.round(bytesPerMessage)} bytes per message measured at ${label(seededMessages(state))}; --max-disk-gb ${options.maxDiskGb}, ${rule}, ${(free / 1e9).toFixed(1)} GB free)`;
           log(`${mode} ${skipped}`);
           skippedSizes.push(`${mode} ${skipped}`);
           persist();
@@ -240,6 +274,21 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
       await target.pauseForSeed();
       const seedStarted = Date.now();
       const seed = await target.openSeed();
+      let lowestFree = freeDiskBytes(target.dataPath);
+      let diskStop: string | undefined;
+      // Stops the seed if the disk gets too full (the machine's disk is shared): checked every 2 s, since a batch or an
+      // index build writes gigabytes between two progress reports.
+      const watchdog = setInterval(() => {
+        const free = freeDiskBytes(target.dataPath);
+        lowestFree = Math.min(lowestFree, free);
+        if (options.keepFreeGb !== undefined && free < options.keepFreeGb * 1e9 && !diskStop) {
+          diskStop = `${label(messages)}: stopped while seeding, ${(free / 1e9).toFixed(1)} GB free (--keep-free-gb ${options.keepFreeGb})`;
+          log(`${mode} ${diskStop}`);
+          void seed.cancel?.();
+        }
+      }, 2_000);
+      let indexSeconds = 0;
+      let vacuumSeconds = 0;
       try {
         if (!state) {
           const [environment] = await seed.rows<{ environment_id: string }>(`select environment_id from messages limit 1`);
@@ -248,18 +297,38 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
         if (seededMessages(state) >= messages) log(`${mode}: ${label(seededMessages(state))} messages already seeded`);
         let lastLog = 0;
         state = await growClones(seed, state, messages, {
+          onIndexes: (built) => {
+            indexSeconds += built.elapsedMs / 1000;
+            log(`${mode}: index ${built.index} built in ${(built.elapsedMs / 1000).toFixed(1)} s`);
+          },
           onProgress: (progress) => {
             if (Date.now() - lastLog < 15_000 && progress.copies < progress.target) return;
             lastLog = Date.now();
             log(`${mode}: seeded ${label(progress.messages)} / ${label(messages)} messages in ${Math.round(progress.elapsedMs / 1000)} s`);
           },
         });
-        // PostgreSQL plans from statistics that autovacuum would refresh some time after a bulk load: refresh them now.
-        if (seed.dialect === 'postgres') for (const table of ['notifications', 'jobs', 'execution_details', 'messages', 'message_counters']) await seed.run(`analyze ${table}`);
+        // PostgreSQL plans from statistics that autovacuum would refresh some time after a bulk load, and autovacuum
+        // would also vacuum the inserted rows (visibility map, hint bits) some time later, maybe while the bench
+        // measures: both now, table by table (never the whole database).
+        if (seed.dialect === 'postgres') {
+          const started = Date.now();
+          for (const table of ['notifications', 'jobs', 'execution_details', 'messages', 'message_counters']) await seed.run(`vacuum (analyze) ${table}`);
+          vacuumSeconds = Math.round((Date.now() - started) / 1000);
+          log(`${mode}: vacuum (analyze) of the seeded tables in ${vacuumSeconds} s`);
+        }
         if (statePath) writeFileSync(statePath, JSON.stringify(state));
+      } catch (error) {
+        if (diskStop) {
+          skippedSizes.push(`${mode} ${diskStop}`);
+          persist();
+        }
+        throw error;
       } finally {
+        clearInterval(watchdog);
         await seed.close();
       }
+      log(`${mode}: lowest free disk while seeding ${(lowestFree / 1e9).toFixed(1)} GB`);
+      const objects = seed.dialect === 'postgres' ? await target.objects() : undefined;
       await target.resumeAfterSeed();
       const seedSeconds = Math.round((Date.now() - seedStarted) / 1000);
       const stored = seededMessages(state);
@@ -278,6 +347,11 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
           messages: stored,
           seedSeconds,
           diskBytes,
+          indexSeconds: Math.round(indexSeconds),
+          vacuumSeconds,
+          lowestFreeDiskBytes: lowestFree,
+          objects,
+          load: loadavg().map((n) => Math.round(n * 100) / 100),
           messagesPerSubscriber: perSubscriber,
           messagesFirst: await measureList(target, options, messagePaths(0)),
           messagesDeep: { ...(await measureList(target, options, messagePaths(deepMessagesPage))), page: deepMessagesPage },
@@ -294,6 +368,10 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
       } finally {
         release();
       }
+    }
+    if (options.holdWhile && existsSync(options.holdWhile)) {
+      log(`${mode}: holding while ${options.holdWhile} exists: ${target.url()}${target.databaseUrl ? `, ${target.databaseUrl}` : ''}`);
+      while (existsSync(options.holdWhile)) await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   } finally {
     await target.close();

@@ -19,7 +19,9 @@ import { vacuumAnalyzeOwnSchema } from './lib/schema-vacuum.js';
  * `--seed`, bench/lib/clone-seed.ts copies them up to that many messages as bench:data-size does, and the breakdown
  * is taken again. Embedded, Herald is stopped and the WAL checkpointed before each breakdown.
  *
- *   npm run bench:storage -- [--modes embedded,scaleout] [--messages 2000] [--seed 100k]
+ * PostgreSQL's indexes are built after the copies (as bench:data-size does), or with `--grown-indexes` grown through them.
+ *
+ *   npm run bench:storage -- [--modes embedded,scaleout] [--messages 2000] [--seed 100k] [--grown-indexes]
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const SECRET = 'sk_bench_storage_0123456789abcdef0123456789abcd';
@@ -38,10 +40,11 @@ const options = new Command()
   .option('--modes <list>', 'embedded,scaleout', (value) => value.split(',') as Mode[], ['embedded', 'scaleout'] as Mode[])
   .option('--messages <n>', 'real triggers delivered (one in-app message each)', positiveInteger, 2000)
   .option('--seed <n>', 'then clone them up to this many messages (0: no seed)', size, 0)
+  .option('--grown-indexes', 'PostgreSQL: seed with the indexes in place (grown through the copies) instead of building them after', false)
   .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
   .option('--output <file>', 'results file (default bench/results/storage.json)')
   .parse(['node', 'bench:storage', ...process.argv.slice(2)])
-  .opts<{ modes: Mode[]; messages: number; seed: number; fromSource: boolean; output?: string }>();
+  .opts<{ modes: Mode[]; messages: number; seed: number; grownIndexes: boolean; fromSource: boolean; output?: string }>();
 
 const log = (message: string) => console.log(`[bench:storage ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -77,7 +80,7 @@ async function measure(mode: Mode, seed: SeedConnection, results: Measured[]): P
   await take(false);
   if (options.seed > 0) {
     let state = await prepareCloneSeed(seed, environment!.environment_id);
-    state = await growClones(seed, state, options.seed);
+    state = await growClones(seed, state, options.seed, { rebuildIndexes: !options.grownIndexes });
     log(`${mode}: seeded ${seededMessages(state)} messages`);
     for (const table of ['bench_seed_notifications', 'bench_seed_jobs', 'bench_seed_execution_details', 'bench_seed_messages', 'bench_seed_counters']) {
       await seed.run(`drop table if exists ${table}`);

@@ -54,17 +54,7 @@ export async function storageBreakdown(db: SeedConnection): Promise<StorageBreak
     const [pageSize] = await db.rows<{ n: number }>(`select page_size as n from pragma_page_size`);
     if (free && Number(free.n) > 0) objects.push({ name: '(free pages)', table: '(free)', kind: 'free', bytes: Number(free.n) * Number(pageSize!.n) });
   } else {
-    const rows = await db.rows<{ table_name: string; name: string; kind: string; bytes: string }>(`
-      select t.relname as table_name, t.relname as name, 'table' as kind, pg_relation_size(t.oid) as bytes
-        from pg_class t join pg_namespace n on n.oid = t.relnamespace where n.nspname = current_schema() and t.relkind = 'r'
-      union all
-      select t.relname, t.relname || ' (toast)', 'toast', coalesce(pg_total_relation_size(t.reltoastrelid), 0)
-        from pg_class t join pg_namespace n on n.oid = t.relnamespace where n.nspname = current_schema() and t.relkind = 'r' and t.reltoastrelid <> 0
-      union all
-      select t.relname, i.relname, 'index', pg_relation_size(i.oid)
-        from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid join pg_namespace n on n.oid = t.relnamespace
-        where n.nspname = current_schema()`);
-    for (const row of rows) objects.push({ name: row.name, table: row.table_name, kind: row.kind as StorageObject['kind'], bytes: Number(row.bytes) });
+    objects.push(...(await postgresObjects(db)));
   }
   objects.sort((a, b) => b.bytes - a.bytes);
   const textColumns: StorageBreakdown['textColumns'] = {};
@@ -103,4 +93,19 @@ export function breakdownTable(breakdown: StorageBreakdown, messages: number, mi
   }
   lines.push(`| **total** | **${Math.round(perMessage(breakdown.totalBytes))}** | |`);
   return lines.join('\n');
+}
+
+/** PostgreSQL: the size of each heap, TOAST and index in the connection's schema (cheap: no scan of the rows). */
+export async function postgresObjects(db: SeedConnection): Promise<StorageObject[]> {
+  const rows = await db.rows<{ table_name: string; name: string; kind: string; bytes: string }>(`
+    select t.relname as table_name, t.relname as name, 'table' as kind, pg_relation_size(t.oid) as bytes
+      from pg_class t join pg_namespace n on n.oid = t.relnamespace where n.nspname = current_schema() and t.relkind = 'r'
+    union all
+    select t.relname, t.relname || ' (toast)', 'toast', coalesce(pg_total_relation_size(t.reltoastrelid), 0)
+      from pg_class t join pg_namespace n on n.oid = t.relnamespace where n.nspname = current_schema() and t.relkind = 'r' and t.reltoastrelid <> 0
+    union all
+    select t.relname, i.relname, 'index', pg_relation_size(i.oid)
+      from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid join pg_namespace n on n.oid = t.relnamespace
+      where n.nspname = current_schema()`);
+  return rows.map((row) => ({ name: row.name, table: row.table_name, kind: row.kind as StorageObject['kind'], bytes: Number(row.bytes) }));
 }

@@ -20,6 +20,13 @@ import { messagePageSchemaSerializer } from '../helpers/message-page.js';
 const SUBSCRIBERS = 10;
 const TARGET = 1000;
 
+/** PostgreSQL: every index of the seeded tables, as its definition. */
+async function indexDefinitions(connection: SeedConnection): Promise<string[]> {
+  const rows = await connection.rows<{ definition: string }>(`select indexdef as definition from pg_indexes
+    where schemaname = current_schema() and tablename in ('messages', 'notifications', 'jobs', 'execution_details') order by indexname`);
+  return rows.map((row) => row.definition);
+}
+
 /** The structure of a JSON value: every leaf replaced by its type, arrays by the shape of their first item. */
 function shapeOf(value: unknown): unknown {
   if (Array.isArray(value)) return value.length ? [shapeOf(value[0])] : [];
@@ -33,6 +40,7 @@ describe('bench clone seeding', () => {
   let state: CloneSeedState;
   let realMessage: any;
   let realNotification: any;
+  let indexesBefore: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer({ worker: true });
@@ -56,6 +64,7 @@ describe('bench clone seeding', () => {
       ? await openPostgresSeedConnection(server.config.databaseUrl)
       : await openSqliteSeedConnection(join(server.dataDir, 'herald.sqlite'));
     state = await prepareCloneSeed(connection, server.devEnvironmentId);
+    if (connection.dialect === 'postgres') indexesBefore = await indexDefinitions(connection);
     // In two steps, as the bench grows a data set from one size to the next.
     state = await growClones(connection, state, 400, { rowsPerBatch: 100 });
     state = await growClones(connection, state, TARGET, { rowsPerBatch: 250 });
@@ -69,6 +78,15 @@ describe('bench clone seeding', () => {
     expect(state.templates).toMatchObject({ notifications: SUBSCRIBERS, jobs: SUBSCRIBERS, messages: SUBSCRIBERS });
     expect(state.templates.execution_details).toBeGreaterThanOrEqual(SUBSCRIBERS);
     expect(state.copies).toBe(TARGET / SUBSCRIBERS - 1);
+  });
+
+  it('leaves the tables with the indexes they had (PostgreSQL: dropped before the copies, built again after)', async () => {
+    if (connection.dialect !== 'postgres') return;
+    expect(indexesBefore.length).toBeGreaterThan(10);
+    expect(await indexDefinitions(connection)).toEqual(indexesBefore);
+    const [invalid] = await connection.rows<{ n: number | string }>(`select count(*) as n from pg_index x join pg_class t on t.oid = x.indrelid
+      join pg_namespace n on n.oid = t.relnamespace where n.nspname = current_schema() and not (x.indisvalid and x.indisready)`);
+    expect(Number(invalid!.n)).toBe(0);
   });
 
   it('lists the seeded messages with exact totals, in order, each once, shaped like a real one', async () => {
