@@ -29,8 +29,10 @@ const BUDGET = {
   // 20 triggers sent at once (session 15): the trigger rows of requests that arrive while one insert is in flight go
   // out as one statement, so a burst makes fewer statements than triggers (it made 20 before: 1 per trigger). Measured
   // 0.5 per trigger here (the 20 requests open their connections one after another, so they arrive spread out; under
-  // bench:http's steady load 0.07-0.09); the budget leaves room for that spread.
-  triggerBurst: { sqlStatements: 0.8, redisCommands: 2 },
+  // bench:http's steady load 0.07-0.09). Session 26: a clean clone's run at load ~5 measured 0.85 (17 of the 20
+  // arrived one by one), so how many share an insert is the machine's timing, not the code's: the budget is the single
+  // trigger's 1 statement (a burst must never cost more per trigger), and the sharing is printed, not pinned.
+  triggerBurst: { sqlStatements: 1, redisCommands: 2 },
   // Measured 5.6-7.2 SQL and 7.9-8.1 Redis commands (2026-11-26): 5 statements (the trigger, the subscriber, the event
   // id's owners, the preferences, and one write of the event, its jobs, the message, their counts and the trigger's
   // state: Store.batch) plus the webhook outbox's polls and the worker's blocking reads while idle, which vary with
