@@ -87,6 +87,17 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
 
   // JSON only: a text/plain body is a 415, not a string handed to the handler.
   app.removeContentTypeParser('text/plain');
+  // Clients send `Content-Type: application/json` on bodiless calls too (a DELETE through a client with default
+  // headers). Novu's body parser reads such an empty body as `{}`, so here too: a route with a body schema then
+  // answers its validation 400 (a required property missing), a route without one ignores it. The Inbox and widget
+  // plugins keep their own rule (an empty body is no body).
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') return done(null, {});
+    return defaultJsonParser(request, text, done);
+  });
   if (options.lifecycle) app.addHook('onRequest', lifecycleGate(options.lifecycle));
   app.addSchema(ErrorBody);
   registerErrorHandler(app);

@@ -127,8 +127,6 @@ export function registerErrorHandler(app: FastifyInstance): void {
         return reply.status(413).send(errorBody(request, 413, 'Request body is too large'));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return reply.status(415).send(errorBody(request, 415, 'Content-Type must be application/json'));
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply.status(400).send(errorBody(request, 400, ['body must be a JSON object, got an empty body']));
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.status(400).send(errorBody(request, 400, 'Content-Length does not match the body'));
     }

@@ -85,6 +85,24 @@ describe('validation from the schemas', () => {
     expect(received.length).toBe(before);
   });
 
+  it('reads an empty JSON body as {}, as Novu\'s body parser does: a required property is then missing', async () => {
+    const before = received.length;
+    const response = await server.request('POST', '/test/validated', { rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expectErrorBody(response.body, 400, '/test/validated');
+    expect(response.body.message).toEqual(['name is required']);
+    expect(received.length).toBe(before);
+  });
+
+  it('answers a bodiless DELETE sent with Content-Type: application/json as it answers one without', async () => {
+    const headers = { authorization: `ApiKey ${server.devKey}`, 'content-type': 'application/json' };
+    const unknown = await fetch(`${server.url}/v1/messages/000000000000000000000000`, { method: 'DELETE', headers });
+    expect(unknown.status).toBe(404);
+    expectErrorBody(await unknown.json(), 404, '/v1/messages/000000000000000000000000');
+    const noSuchIntegration = await fetch(`${server.url}/v1/integrations/000000000000000000000000`, { method: 'DELETE', headers });
+    expect(noSuchIntegration.status).toBe(404);
+  });
+
   it('answers a body that is not JSON with 415', async () => {
     for (const [contentType, rawBody] of [
       ['text/plain', 'name=ok'],
