@@ -8,6 +8,7 @@ import { errorBody, registerErrorHandler } from './error-handler.js';
 import { ErrorBody } from './schemas/common.js';
 import { strictBodyValidatorCompiler } from './schemas/strict-body.js';
 import { sharedSerializerBuilder } from './shared-serializers.js';
+import { withoutApiTrailingSlash } from './trailing-slash.js';
 import { parseQueryString } from './query-string.js';
 import { authPlugin } from './auth.js';
 import { inboxCorsPlugin, isInboxOriginAllowed } from './inbox-cors.js';
@@ -79,6 +80,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     return503OnClosing: options.lifecycle === undefined,
     // Repeated, bracketed (`a[]=`) and single query values all reach the schemas as one name (query-string.ts).
     routerOptions: { querystringParser: parseQueryString },
+    // `/v1/messages/` is `/v1/messages`, as Novu answers it (trailing-slash.ts).
+    rewriteUrl: (request) => withoutApiTrailingSlash(request.url ?? '/'),
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerBuilder() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
