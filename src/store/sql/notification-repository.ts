@@ -1016,16 +1016,23 @@ export const PRINT_SQL = `notifications.xmin::text || '/' ||
     coalesce((select string_agg(j.xmin::text, ',' order by j.xmin::text::bigint) from jobs j where j.notification_id = notifications.id), '') || '/' ||
     coalesce((select string_agg(d.xmin::text, ',' order by d.xmin::text::bigint) from execution_details d where d.notification_id = notifications.id), '')`;
 
+/** The columns of a page's row besides its id: sent only for an event without a usable kept text. */
+const PAGE_ROW_COLUMNS = [
+  'environment_id', 'organization_id', 'subscriber_id', 'external_subscriber_id', 'subscriber_email', 'template_id', 'transaction_id',
+  'digested_notification_id', 'channels_mask', 'severity', 'context_keys_norm', 'document', 'created_at', 'updated_at',
+] as const;
+
 /**
  * PostgreSQL: the rows of a page (`page`: its ids) with each event's kept text where its print matches, in which case
- * its document is not sent (the page writes the text). The print's reads run only for an event with a text.
+ * only its id and text are sent: every other column is null (the page writes the text as it is), so PostgreSQL writes
+ * and `herald api` decodes two fields of the row, not sixteen. The print's reads run only for an event with a text.
  * `offset 0` keeps the lateral a probe of the primary key per row: flattened, PostgreSQL hashed the whole table of
- * texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE).
+ * texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE). Reading the page's prints together (the jobs' and the
+ * details' xmins each by one `= any` scan of the page's ids, grouped by event) cost the same or more than these 22
+ * sub-plans (BENCHMARKS.md, session 27).
  */
-const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id, notifications.environment_id, notifications.organization_id, notifications.subscriber_id,
-  notifications.external_subscriber_id, notifications.subscriber_email, notifications.template_id, notifications.transaction_id,
-  notifications.digested_notification_id, notifications.channels_mask, notifications.severity, notifications.context_keys_norm,
-  case when kept.text is null then notifications.document end as document, notifications.created_at, notifications.updated_at,
+const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id,
+  ${PAGE_ROW_COLUMNS.map((column) => `case when kept.text is null then notifications.${column} end as ${column}`).join(',\n  ')},
   kept.text as kept_text
 from page inner join notifications on notifications.id = page.id
 left join lateral (
