@@ -264,10 +264,13 @@ export class SqlNotificationRepository implements NotificationRepository {
     const offset = filter.page * limit;
     const seek = before !== undefined && offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET);
     const tenthsFrom = this.options.tenthsFromEvents;
-    const { listed, whole } = await snapshot.readTogether((read, values) => {
-      const down = (below: string | undefined, pageOffset: number) => values<string>(textPageRead('desc', environmentId, after, undefined, below, limit + 1, pageOffset));
-      const up = (second: string, pageOffset: number) => values<string>(textPageRead('asc', environmentId, after, second, second + BUCKET_END, limit + 1, pageOffset)).reverse();
-      const listed = seek ? sqliteSeek(read, { environmentId, after, before: before!, limit: limit + 1, offset, tenthsFrom }, { down, up }) : down(before, offset);
+    const { listed, more, whole } = await snapshot.readTogether((read, values) => {
+      const down = (below: string | undefined, pageOffset: number, rows: number) => values<string>(textPageRead('desc', environmentId, after, undefined, below, rows, pageOffset));
+      const up = (second: string, pageOffset: number, rows: number) => values<string>(textPageRead('asc', environmentId, after, second, second + BUCKET_END, rows, pageOffset)).reverse();
+      // The page and one more row for hasMore, unless the seek knows there are more (its rows: the page's only).
+      const { rows: listed, more } = seek
+        ? sqliteSeek(read, { environmentId, after, before: before!, limit: limit + 1, pageSize: limit, offset, tenthsFrom }, { down, up })
+        : { rows: down(before, offset, limit + 1), more: false };
       let missing: Record<string, string> | undefined;
       let count = 0;
       for (let index = 0; index < listed.length && index < limit; index++) {
@@ -279,7 +282,7 @@ export class SqlNotificationRepository implements NotificationRepository {
         whole = new Map();
         for (const row of read(notificationsByIds.compile(this.db, 'sqlite', missing) as CompiledQuery<NotificationRow>)) whole.set(row.id, row);
       }
-      return { listed, whole };
+      return { listed, more, whole };
     });
     const jobs = whole !== undefined ? await loadJobsWithDetails(this.db, environmentId, [...whole.keys()], 'sqlite') : undefined;
     const data: Array<NotificationEvent | KeptEventText> = [];
@@ -294,7 +297,7 @@ export class SqlNotificationRepository implements NotificationRepository {
       event.jobs = jobs!.get(event._id) ?? [];
       data.push(event);
     }
-    return { data, page: filter.page, pageSize: limit, hasMore: listed.length > limit };
+    return { data, page: filter.page, pageSize: limit, hasMore: more || listed.length > limit };
   }
 
   async save(event: NotificationEvent): Promise<void> {
@@ -636,12 +639,13 @@ function sqliteSeekPage(
 ): Promise<NotificationRow[]> {
   const { tenthsFrom: _tenthsFrom, ...bounds } = p;
   return snapshot.readTogether((read) => {
+    // No pageSize: every page it reads holds the one more row for hasMore (listPage's rows).
     const pages: SeekPages<NotificationRow> = {
-      down: (before, offset) => read(timeBoundedPage.compile(db, 'sqlite', { ...bounds, before, offset }) as CompiledQuery<NotificationRow>),
-      up: (second, offset) =>
-        read(timeBoundedPageUp.compile(db, 'sqlite', { ...bounds, from: second, before: second + BUCKET_END, offset }) as CompiledQuery<NotificationRow>).reverse(),
+      down: (before, offset, limit) => read(timeBoundedPage.compile(db, 'sqlite', { ...bounds, before, offset, limit }) as CompiledQuery<NotificationRow>),
+      up: (second, offset, limit) =>
+        read(timeBoundedPageUp.compile(db, 'sqlite', { ...bounds, from: second, before: second + BUCKET_END, offset, limit }) as CompiledQuery<NotificationRow>).reverse(),
     };
-    return sqliteSeek(read, p, pages);
+    return sqliteSeek(read, p, pages).rows;
   });
 }
 
@@ -650,8 +654,8 @@ function sqliteSeekPage(
  * (or tenth) from its start, skipping `offset` rows oldest first, returned newest first.
  */
 interface SeekPages<R> {
-  down(before: string, offset: number): R[];
-  up(second: string, offset: number): R[];
+  down(before: string, offset: number, limit: number): R[];
+  up(second: string, offset: number, limit: number): R[];
 }
 
 /**
@@ -660,13 +664,14 @@ interface SeekPages<R> {
  * second found, nearer its oldest end than its newest, is read upwards from that end with `pages.up` (the second's
  * rows from its start, oldest first, skipping `offset`) and reversed: the walk inside the second is then at most half
  * its events (bench:http writes 4,000-5,000 events a second: ~2,200 index entries walked per page on average, the
- * largest part of the seek).
+ * largest part of the seek). `limit`: the rows a page reads (the page and one more, for hasMore); with `pageSize` (the
+ * page's own rows), a page whose second holds listed rows below it reads `pageSize` rows and `more` is true.
  */
 function sqliteSeek<R>(
   read: ReadRows,
-  p: { environmentId: string; after?: string; before: string; offset: number; limit: number; tenthsFrom?: number },
+  p: { environmentId: string; after?: string; before: string; offset: number; limit: number; pageSize?: number; tenthsFrom?: number },
   pages: SeekPages<R>,
-): R[] {
+): { rows: R[]; more: boolean } {
   const top = p.before.slice(0, BUCKET_LENGTH);
   const floor = p.after?.slice(0, BUCKET_LENGTH);
   let skipped = 0;
@@ -687,25 +692,30 @@ function sqliteSeek<R>(
         skipped -= Number(above?.n ?? 0);
       }
       if (skipped + count > p.offset) {
+        // With `pageSize`: when the second holds a listed row below the page, hasMore is known and the page's own rows
+        // are read, without the one more row for hasMore (on the events page, its kept text). Every row of the second
+        // is listed but in `after`'s second (its rows at or below `after` are counted, not listed).
+        const more = p.pageSize !== undefined && bucket !== floor && skipped + count - p.offset > p.pageSize;
+        const limit = more ? p.pageSize! : p.limit;
         // In `before`'s second the page is read below `before` itself: nothing above that bound is in the bounds.
-        if (bucket === top) return pages.down(p.before, p.offset);
+        if (bucket === top) return { rows: pages.down(p.before, p.offset, limit), more };
         const fromNewest = p.offset - skipped;
         // Every row of the second counts (not `after`'s second, whose rows at or below `after` are counted, not listed).
         if (bucket !== floor && count >= (p.tenthsFrom ?? TENTHS_FROM_EVENTS)) {
-          const rows = readInTenth(read, p, pages, bucket, fromNewest);
-          if (rows) return rows;
+          const rows = readInTenth(read, p.environmentId, limit, pages, bucket, fromNewest);
+          if (rows) return { rows, more };
         }
-        const fromOldest = count - fromNewest - p.limit;
-        if (fromOldest >= 0 && fromOldest < fromNewest && bucket !== floor) return pages.up(bucket, fromOldest);
-        return pages.down(bucket + BUCKET_END, fromNewest);
+        const fromOldest = count - fromNewest - limit;
+        if (fromOldest >= 0 && fromOldest < fromNewest && bucket !== floor) return { rows: pages.up(bucket, fromOldest, limit), more };
+        return { rows: pages.down(bucket + BUCKET_END, fromNewest, limit), more };
       }
       skipped += count;
     }
     // Every event in the bounds is above the offset: past the end.
-    if (buckets.length < limit) return [];
+    if (buckets.length < limit) return { rows: [], more: false };
     seconds += buckets.length;
     below = buckets[buckets.length - 1]!.bucket;
-    if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return pages.down(below, p.offset - skipped);
+    if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return { rows: pages.down(below, p.offset - skipped, p.limit), more: false };
     limit = secondsToRead(p.offset - skipped, inRead / buckets.length);
   }
 }
@@ -729,16 +739,16 @@ function secondsToRead(remaining: number, perSecond: number): number {
  * that tenth's events instead of the second's. Undefined when the tenths do not reach the offset (none kept): the
  * caller reads by the second as before.
  */
-function readInTenth<R>(read: ReadRows, p: { environmentId: string; limit: number }, pages: SeekPages<R>, second: string, fromNewest: number): R[] | undefined {
-  const tenths = read<{ bucket: string; n: number }>({ sql: TENTHS_OF, parameters: [p.environmentId, second, second + BUCKET_END] });
+function readInTenth<R>(read: ReadRows, environmentId: string, limit: number, pages: SeekPages<R>, second: string, fromNewest: number): R[] | undefined {
+  const tenths = read<{ bucket: string; n: number }>({ sql: TENTHS_OF, parameters: [environmentId, second, second + BUCKET_END] });
   let skipped = 0;
   for (const { bucket, n } of tenths) {
     const count = Number(n);
     if (skipped + count > fromNewest) {
       const inTenth = fromNewest - skipped;
-      const fromOldest = count - inTenth - p.limit;
-      if (fromOldest >= 0 && fromOldest < inTenth) return pages.up(bucket, fromOldest);
-      return pages.down(bucket + BUCKET_END, inTenth);
+      const fromOldest = count - inTenth - limit;
+      if (fromOldest >= 0 && fromOldest < inTenth) return pages.up(bucket, fromOldest, limit);
+      return pages.down(bucket + BUCKET_END, inTenth, limit);
     }
     skipped += count;
   }

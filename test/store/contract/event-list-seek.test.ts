@@ -276,6 +276,9 @@ for (const implementation of implementations) {
             const tenths = statements.filter((statement) => statement.text.includes('notification_tenths'));
             const pageStatement = statements.find((statement) => / offset \?/.test(statement.text))!;
             const skipped = Number(pageStatement.parameters[pageStatement.parameters.length - 1]);
+            // The second holds listed rows below the page: hasMore is known from its count, the page's 10 rows are read.
+            expect(result.hasMore).toBe(true);
+            expect(Number(pageStatement.parameters[pageStatement.parameters.length - 2])).toBe(10);
             if (store === tenthStore) {
               expect(tenths).toHaveLength(1);
               expect(skipped).toBeLessThan(Number(most));
