@@ -12,7 +12,7 @@ import { contextKeysAre, environmentIs } from './plan-hints.js';
 import { markPrepared } from '../postgres/prepared-statements.js';
 import { oneStatement } from './one-statement.js';
 import { ReusableInsert, ReusableQuery } from './reusable-query.js';
-import { snapshotReaderOf, type SnapshotReader } from './snapshot-reads.js';
+import { snapshotReaderOf, type ReadRows, type SnapshotReader, type SqlRead } from './snapshot-reads.js';
 import { chunks, containsPattern } from './subscriber-repository.js';
 
 type NotificationRow = Selectable<NotificationsTable>;
@@ -145,7 +145,9 @@ export class SqlNotificationRepository implements NotificationRepository {
     return (await this.listPageOf(environmentId, filter, false)) as Page<NotificationEvent>;
   }
 
-  async listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>> {
+  listWithTexts(environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>> {
+    // SQLite outside a transaction, time bounds only (the activity feed, bench:http's events list): one synchronous block.
+    if (this.snapshot && onlyTimeBounds(filter)) return this.sqliteTextPage(this.snapshot, environmentId, filter);
     return this.listPageOf(environmentId, filter, true);
   }
 
@@ -202,10 +204,7 @@ export class SqlNotificationRepository implements NotificationRepository {
   private async listPageOf(environmentId: string, filter: NotificationListFilter, withTexts: boolean): Promise<Page<NotificationEvent | KeptEventText>> {
     let rows: ListedRow[];
     let textsRead = false;
-    if (withTexts && this.snapshot && onlyTimeBounds(filter)) {
-      rows = await this.sqliteTextPage(this.snapshot, environmentId, filter);
-      textsRead = true;
-    } else if (withTexts && this.options.dialect === 'postgres' && onlyTimeBounds(filter) && filter.before !== undefined) {
+    if (withTexts && this.options.dialect === 'postgres' && onlyTimeBounds(filter) && filter.before !== undefined) {
       rows = await this.postgresTextPage(environmentId, { ...filter, before: filter.before });
       textsRead = true;
     } else {
@@ -252,38 +251,53 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   /**
-   * SQLite, a filter of time bounds only, with kept texts: the page (plus one row, for hasMore) as its ids with their
-   * kept texts, one statement (the texts by a left join), then in the same synchronous block the whole rows of the
-   * events without a text only. Reading every column of every event (its document, 15 values a row) and then the
-   * texts by key cost about twice the page's ids and texts (raw better-sqlite3 over profile-lists' 20,000 events).
+   * SQLite, a filter of time bounds only, with kept texts: the page (plus one row, for hasMore) as one value per event,
+   * its kept text or its id marked as one (textPageRead), in list order from the statement; then in the same
+   * synchronous block the whole rows of the page's events without a text only, whose jobs are read after it. Reading
+   * every column of every event (its document, 15 values a row) and then the texts by key cost about twice the page's
+   * ids and texts (raw better-sqlite3 over profile-lists' 20,000 events); the page's ids, times and texts as rows
+   * (three values, an array and an object each, sorted in JavaScript) cost better-sqlite3 and the JavaScript around
+   * it more than one value a row.
    */
-  private sqliteTextPage(snapshot: SnapshotReader, environmentId: string, filter: NotificationListFilter): Promise<ListedRow[]> {
-    const offset = filter.page * filter.limit;
-    const params = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
-    type Found = CompiledQuery<{ id: string; created_at: string; text: string | null }>;
-    const pages = {
-      down: (before: string | undefined, pageOffset: number) => timeBoundedTextPage.compile(this.db, 'sqlite', { ...params, before, offset: pageOffset }) as Found,
-      up: (second: string, pageOffset: number) =>
-        timeBoundedTextPageUp.compile(this.db, 'sqlite', { ...params, from: second, before: second + BUCKET_END, offset: pageOffset }) as Found,
-    };
-    return snapshot.readTogether((read) => {
-      const seek = offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET) && filter.before !== undefined;
-      const found = (seek ? sqliteSeek(this.db, read, { ...params, before: filter.before!, tenthsFrom: this.options.tenthsFromEvents }, pages) : read(pages.down(filter.before, offset))).sort(newestFirst);
-      const missing: Record<string, string> = {};
+  private async sqliteTextPage(snapshot: SnapshotReader, environmentId: string, filter: NotificationListFilter): Promise<Page<NotificationEvent | KeptEventText>> {
+    const { limit, after, before } = filter;
+    const offset = filter.page * limit;
+    const seek = before !== undefined && offset >= (this.options.seekFromOffset ?? SQLITE_SEEK_FROM_OFFSET);
+    const tenthsFrom = this.options.tenthsFromEvents;
+    const { listed, more, whole } = await snapshot.readTogether((read, values) => {
+      const down = (below: string | undefined, pageOffset: number, rows: number) => values<string>(textPageRead('desc', environmentId, after, undefined, below, rows, pageOffset));
+      const up = (second: string, pageOffset: number, rows: number) => values<string>(textPageRead('asc', environmentId, after, second, second + BUCKET_END, rows, pageOffset)).reverse();
+      // The page and one more row for hasMore, unless the seek knows there are more (its rows: the page's only).
+      const { rows: listed, more } = seek
+        ? sqliteSeek(read, { environmentId, after, before: before!, limit: limit + 1, pageSize: limit, offset, tenthsFrom }, { down, up })
+        : { rows: down(before, offset, limit + 1), more: false };
+      let missing: Record<string, string> | undefined;
       let count = 0;
-      for (const row of found) if (row.text === null) missing[`n${count++}`] = row.id;
-      const whole = new Map<string, NotificationRow>();
-      if (count > 0) {
-        const query = notificationsByIds.compile(this.db, 'sqlite', { environmentId, ...missing }) as CompiledQuery<NotificationRow>;
-        for (const row of read(query)) whole.set(row.id, row);
+      for (let index = 0; index < listed.length && index < limit; index++) {
+        const value = listed[index]!;
+        if (value.charCodeAt(0) === ID_MARK_CODE) (missing ??= { environmentId })[`n${count++}`] = value.slice(1);
       }
-      const rows: ListedRow[] = [];
-      for (const row of found) {
-        if (row.text !== null) rows.push({ id: row.id, keptText: row.text });
-        else rows.push(whole.get(row.id)!);
+      let whole: Map<string, NotificationRow> | undefined;
+      if (missing !== undefined) {
+        whole = new Map();
+        for (const row of read(notificationsByIds.compile(this.db, 'sqlite', missing) as CompiledQuery<NotificationRow>)) whole.set(row.id, row);
       }
-      return rows;
+      return { listed, more, whole };
     });
+    const jobs = whole !== undefined ? await loadJobsWithDetails(this.db, environmentId, [...whole.keys()], 'sqlite') : undefined;
+    const data: Array<NotificationEvent | KeptEventText> = [];
+    for (let index = 0; index < listed.length && index < limit; index++) {
+      const value = listed[index]!;
+      if (value.charCodeAt(0) !== ID_MARK_CODE) {
+        data.push({ _id: idOfKeptText(value), keptText: value });
+        continue;
+      }
+      // Read in the same block as the page: it exists.
+      const event = toEvent(whole!.get(value.slice(1))!);
+      event.jobs = jobs!.get(event._id) ?? [];
+      data.push(event);
+    }
+    return { data, page: filter.page, pageSize: limit, hasMore: more || listed.length > limit };
   }
 
   async save(event: NotificationEvent): Promise<void> {
@@ -440,12 +454,6 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 }
 
-/** List order: created_at, then id, descending (ISO times and ids are ASCII: JavaScript compares them as SQLite does). */
-function newestFirst(x: { id: string; created_at: string }, y: { id: string; created_at: string }): number {
-  if (x.created_at !== y.created_at) return x.created_at < y.created_at ? 1 : -1;
-  return x.id === y.id ? 0 : x.id < y.id ? 1 : -1;
-}
-
 /** No filter but the time bounds (the activity feed's first view, and every page of it). */
 function onlyTimeBounds(filter: NotificationListFilter): boolean {
   return (
@@ -459,25 +467,17 @@ type TimeBoundsParams = { environmentId: string; after?: string; from?: string; 
 
 /**
  * The page of a filter of time bounds only (`from`: a lower bound, inclusive, sqliteSeek's second), compiled once per
- * shape (building it with Kysely on every request cost about a twentieth of the API's CPU on a list page). `rows`:
- * listPage's deferred join, the whole rows; `texts` (SQLite): the page's ids with each event's kept text (null
- * without one), joined after the OFFSET, for sqliteTextPage. `asc`: the same rows in the opposite order (sqliteSeek
- * reads a page near a second's oldest end upwards).
+ * shape (building it with Kysely on every request cost about a twentieth of the API's CPU on a list page): listPage's
+ * deferred join, the whole rows. `asc`: the same rows in the opposite order (sqliteSeek reads a page near a second's
+ * oldest end upwards).
  */
-function timeBoundsQuery(kind: 'rows' | 'texts', direction: 'desc' | 'asc') {
+function timeBoundsQuery(direction: 'desc' | 'asc') {
   return new ReusableQuery((db, p: TimeBoundsParams) => {
     let ids = db.selectFrom('notifications').select(['notifications.id', 'notifications.created_at']).where('notifications.environment_id', '=', p.environmentId);
     if (p.after !== undefined) ids = ids.where('notifications.created_at', '>', p.after);
     if (p.from !== undefined) ids = ids.where('notifications.created_at', '>=', p.from);
     if (p.before !== undefined) ids = ids.where('notifications.created_at', '<', p.before);
     const pageIds = ids.orderBy('notifications.created_at', direction).orderBy('notifications.id', direction).limit(p.limit).offset(p.offset);
-    // Put in order by sqliteTextPage (11 rows): ordered here, SQLite copied the page's texts into a sorter.
-    if (kind === 'texts') {
-      return db
-        .selectFrom(pageIds.as('page'))
-        .leftJoin('notification_texts', 'notification_texts.notification_id', 'page.id')
-        .select(['page.id', 'page.created_at', 'notification_texts.text']);
-    }
     return db
       .selectFrom(pageIds.as('page'))
       .innerJoin('notifications', 'notifications.id', 'page.id')
@@ -486,10 +486,64 @@ function timeBoundsQuery(kind: 'rows' | 'texts', direction: 'desc' | 'asc') {
       .orderBy('notifications.id', direction);
   });
 }
-const timeBoundedPage = timeBoundsQuery('rows', 'desc');
-const timeBoundedPageUp = timeBoundsQuery('rows', 'asc');
-const timeBoundedTextPage = timeBoundsQuery('texts', 'desc');
-const timeBoundedTextPageUp = timeBoundsQuery('texts', 'asc');
+const timeBoundedPage = timeBoundsQuery('desc');
+const timeBoundedPageUp = timeBoundsQuery('asc');
+
+/**
+ * sqliteTextPage's value for an event without a kept text: its id after this mark. A kept text is the JSON of an
+ * object (serializeNotificationEvent) and starts with `{`, never with it.
+ */
+const ID_MARK = ' ';
+const ID_MARK_CODE = ID_MARK.charCodeAt(0);
+
+/**
+ * SQLite: the page of a filter of time bounds only (`from`: a lower bound, inclusive, sqliteSeek's second) as one value
+ * per event: its kept text, or ID_MARK and its id where it has none. The ORDER BY is the walk of
+ * notifications_env_created (no sorter), and the OFFSET skips its rows before the text's sub-select runs, so a text is
+ * read for the page's rows only. One text per shape, written here: Kysely's build, compile and bind cost more per page
+ * than the statement's own JavaScript (the LIMIT is a cast, as HeraldSqliteQueryCompiler writes it).
+ */
+function textPageRead(
+  direction: 'desc' | 'asc',
+  environmentId: string,
+  after: string | undefined,
+  from: string | undefined,
+  before: string | undefined,
+  limit: number,
+  offset: number,
+): SqlRead<unknown> {
+  const parameters: unknown[] = [environmentId];
+  if (after !== undefined) parameters.push(after);
+  if (from !== undefined) parameters.push(from);
+  if (before !== undefined) parameters.push(before);
+  parameters.push(limit, offset);
+  const shape = (direction === 'asc' ? 8 : 0) + (after !== undefined ? 4 : 0) + (from !== undefined ? 2 : 0) + (before !== undefined ? 1 : 0);
+  const sql = (textPageTexts[shape] ??= [
+    `select coalesce((select "notification_texts"."text" from "notification_texts" where "notification_texts"."notification_id" = "notifications"."id"), '${ID_MARK}' || "notifications"."id")`,
+    'from "notifications" where "notifications"."environment_id" = ?',
+    after !== undefined ? 'and "notifications"."created_at" > ?' : '',
+    from !== undefined ? 'and "notifications"."created_at" >= ?' : '',
+    before !== undefined ? 'and "notifications"."created_at" < ?' : '',
+    `order by "notifications"."created_at" ${direction}, "notifications"."id" ${direction} limit cast(? as integer) offset ?`,
+  ].filter((part) => part !== '').join(' '));
+  return { sql, parameters };
+}
+const textPageTexts: string[] = [];
+
+const KEPT_TEXT_ID_AT = '{"_id":"'.length;
+
+/**
+ * The `_id` of a kept text: its first property (NotificationEventSchema's first), read from the text without parsing
+ * it; parsed when the text does not start so or the id holds an escape.
+ */
+function idOfKeptText(text: string): string {
+  const end = text.startsWith('{"_id":"') ? text.indexOf('"', KEPT_TEXT_ID_AT) : -1;
+  if (end > 0) {
+    const id = text.slice(KEPT_TEXT_ID_AT, end);
+    if (!id.includes('\\')) return id;
+  }
+  return (JSON.parse(text) as { _id: string })._id;
+}
 
 /**
  * An environment's events by id (`n0`, `n1`, … hold the ids): sqliteTextPage's events without a kept text. The
@@ -584,11 +638,24 @@ function sqliteSeekPage(
   p: { environmentId: string; after?: string; before: string; limit: number; offset: number; tenthsFrom?: number },
 ): Promise<NotificationRow[]> {
   const { tenthsFrom: _tenthsFrom, ...bounds } = p;
-  const pages = {
-    down: (before: string, offset: number) => timeBoundedPage.compile(db, 'sqlite', { ...bounds, before, offset }) as CompiledQuery<NotificationRow>,
-    up: (second: string, offset: number) => timeBoundedPageUp.compile(db, 'sqlite', { ...bounds, from: second, before: second + BUCKET_END, offset }) as CompiledQuery<NotificationRow>,
-  };
-  return snapshot.readTogether((read) => sqliteSeek(db, read, p, pages));
+  return snapshot.readTogether((read) => {
+    // No pageSize: every page it reads holds the one more row for hasMore (listPage's rows).
+    const pages: SeekPages<NotificationRow> = {
+      down: (before, offset, limit) => read(timeBoundedPage.compile(db, 'sqlite', { ...bounds, before, offset, limit }) as CompiledQuery<NotificationRow>),
+      up: (second, offset, limit) =>
+        read(timeBoundedPageUp.compile(db, 'sqlite', { ...bounds, from: second, before: second + BUCKET_END, offset, limit }) as CompiledQuery<NotificationRow>).reverse(),
+    };
+    return sqliteSeek(read, p, pages).rows;
+  });
+}
+
+/**
+ * sqliteSeek's reads of the page: `down`, the page below `before` skipping `offset` rows; `up`, the page of a second
+ * (or tenth) from its start, skipping `offset` rows oldest first, returned newest first.
+ */
+interface SeekPages<R> {
+  down(before: string, offset: number, limit: number): R[];
+  up(second: string, offset: number, limit: number): R[];
 }
 
 /**
@@ -597,14 +664,14 @@ function sqliteSeekPage(
  * second found, nearer its oldest end than its newest, is read upwards from that end with `pages.up` (the second's
  * rows from its start, oldest first, skipping `offset`) and reversed: the walk inside the second is then at most half
  * its events (bench:http writes 4,000-5,000 events a second: ~2,200 index entries walked per page on average, the
- * largest part of the seek).
+ * largest part of the seek). `limit`: the rows a page reads (the page and one more, for hasMore); with `pageSize` (the
+ * page's own rows), a page whose second holds listed rows below it reads `pageSize` rows and `more` is true.
  */
 function sqliteSeek<R>(
-  db: Kysely<Database>,
-  read: <T>(query: CompiledQuery<T>) => T[],
-  p: { environmentId: string; after?: string; before: string; offset: number; limit: number; tenthsFrom?: number },
-  pages: { down: (before: string, offset: number) => CompiledQuery<R>; up: (second: string, offset: number) => CompiledQuery<R> },
-): R[] {
+  read: ReadRows,
+  p: { environmentId: string; after?: string; before: string; offset: number; limit: number; pageSize?: number; tenthsFrom?: number },
+  pages: SeekPages<R>,
+): { rows: R[]; more: boolean } {
   const top = p.before.slice(0, BUCKET_LENGTH);
   const floor = p.after?.slice(0, BUCKET_LENGTH);
   let skipped = 0;
@@ -612,7 +679,7 @@ function sqliteSeek<R>(
   let seconds = 0;
   let limit = SECONDS_FIRST_READ;
   for (;;) {
-    const buckets = read(bucketsBelow.compile(db, 'sqlite', { environmentId: p.environmentId, below, floor, limit }) as CompiledQuery<{ bucket: string; n: number }>);
+    const buckets = read<{ bucket: string; n: number }>(bucketsBelow(p.environmentId, below, floor, limit));
     let inRead = 0;
     for (const { bucket, n } of buckets) {
       const count = Number(n);
@@ -621,29 +688,34 @@ function sqliteSeek<R>(
       // only when that second holds events (a page asked for at the time of the request, bench:http's and the
       // dashboard's, usually finds it empty: one statement fewer).
       if (bucket === top) {
-        const [above] = read(rowsFrom.compile(db, 'sqlite', { environmentId: p.environmentId, from: p.before, below: top + BUCKET_END }) as CompiledQuery<{ n: number }>);
+        const [above] = read<{ n: number }>({ sql: ROWS_FROM, parameters: [p.environmentId, p.before, top + BUCKET_END] });
         skipped -= Number(above?.n ?? 0);
       }
       if (skipped + count > p.offset) {
+        // With `pageSize`: when the second holds a listed row below the page, hasMore is known and the page's own rows
+        // are read, without the one more row for hasMore (on the events page, its kept text). Every row of the second
+        // is listed but in `after`'s second (its rows at or below `after` are counted, not listed).
+        const more = p.pageSize !== undefined && bucket !== floor && skipped + count - p.offset > p.pageSize;
+        const limit = more ? p.pageSize! : p.limit;
         // In `before`'s second the page is read below `before` itself: nothing above that bound is in the bounds.
-        if (bucket === top) return read(pages.down(p.before, p.offset));
+        if (bucket === top) return { rows: pages.down(p.before, p.offset, limit), more };
         const fromNewest = p.offset - skipped;
         // Every row of the second counts (not `after`'s second, whose rows at or below `after` are counted, not listed).
         if (bucket !== floor && count >= (p.tenthsFrom ?? TENTHS_FROM_EVENTS)) {
-          const rows = readInTenth(db, read, p, pages, bucket, fromNewest);
-          if (rows) return rows;
+          const rows = readInTenth(read, p.environmentId, limit, pages, bucket, fromNewest);
+          if (rows) return { rows, more };
         }
-        const fromOldest = count - fromNewest - p.limit;
-        if (fromOldest >= 0 && fromOldest < fromNewest && bucket !== floor) return read(pages.up(bucket, fromOldest)).reverse();
-        return read(pages.down(bucket + BUCKET_END, fromNewest));
+        const fromOldest = count - fromNewest - limit;
+        if (fromOldest >= 0 && fromOldest < fromNewest && bucket !== floor) return { rows: pages.up(bucket, fromOldest, limit), more };
+        return { rows: pages.down(bucket + BUCKET_END, fromNewest, limit), more };
       }
       skipped += count;
     }
     // Every event in the bounds is above the offset: past the end.
-    if (buckets.length < limit) return [];
+    if (buckets.length < limit) return { rows: [], more: false };
     seconds += buckets.length;
     below = buckets[buckets.length - 1]!.bucket;
-    if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return read(pages.down(below, p.offset - skipped));
+    if (skipped < seconds * SPARSE_EVENTS_PER_SECOND) return { rows: pages.down(below, p.offset - skipped, p.limit), more: false };
     limit = secondsToRead(p.offset - skipped, inRead / buckets.length);
   }
 }
@@ -667,56 +739,43 @@ function secondsToRead(remaining: number, perSecond: number): number {
  * that tenth's events instead of the second's. Undefined when the tenths do not reach the offset (none kept): the
  * caller reads by the second as before.
  */
-function readInTenth<R>(
-  db: Kysely<Database>,
-  read: <T>(query: CompiledQuery<T>) => T[],
-  p: { environmentId: string; limit: number },
-  pages: { down: (before: string, offset: number) => CompiledQuery<R>; up: (second: string, offset: number) => CompiledQuery<R> },
-  second: string,
-  fromNewest: number,
-): R[] | undefined {
-  const tenths = read(tenthsOf.compile(db, 'sqlite', { environmentId: p.environmentId, from: second, below: second + BUCKET_END }) as CompiledQuery<{ bucket: string; n: number }>);
+function readInTenth<R>(read: ReadRows, environmentId: string, limit: number, pages: SeekPages<R>, second: string, fromNewest: number): R[] | undefined {
+  const tenths = read<{ bucket: string; n: number }>({ sql: TENTHS_OF, parameters: [environmentId, second, second + BUCKET_END] });
   let skipped = 0;
   for (const { bucket, n } of tenths) {
     const count = Number(n);
     if (skipped + count > fromNewest) {
       const inTenth = fromNewest - skipped;
-      const fromOldest = count - inTenth - p.limit;
-      if (fromOldest >= 0 && fromOldest < inTenth) return read(pages.up(bucket, fromOldest)).reverse();
-      return read(pages.down(bucket + BUCKET_END, inTenth));
+      const fromOldest = count - inTenth - limit;
+      if (fromOldest >= 0 && fromOldest < inTenth) return pages.up(bucket, fromOldest, limit);
+      return pages.down(bucket + BUCKET_END, inTenth, limit);
     }
     skipped += count;
   }
   return undefined;
 }
 
-/** A second's tenths (notification_tenths) with their counts, newest first: at most ten rows. */
-const tenthsOf = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>
-  db
-    .selectFrom('notification_tenths')
-    .select(['bucket', 'n'])
-    .where('environment_id', '=', p.environmentId)
-    .where('bucket', '>=', p.from)
-    .where('bucket', '<', p.below)
-    .orderBy('bucket', 'desc'),
-);
+// sqliteSeek's statements (SQLite only), written once: Kysely's build and bind per statement cost more than the
+// JavaScript of the seek itself. LIMITs as HeraldSqliteQueryCompiler writes them (a cast, so not planned again per run).
+
+/** A second's tenths (notification_tenths) with their counts, newest first: at most ten rows. Values: environment, from, below. */
+const TENTHS_OF =
+  'select "bucket", "n" from "notification_tenths" where "environment_id" = ? and "bucket" >= ? and "bucket" < ? order by "bucket" desc';
 
 /** How many of an environment's events lie in [from, below): sqliteSeekPage's rows of `before`'s second not listed. */
-const rowsFrom = new ReusableQuery((db, p: { environmentId: string; from: string; below: string }) =>
-  db
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('environment_id', '=', p.environmentId)
-    .where('created_at', '>=', p.from)
-    .where('created_at', '<', p.below),
-);
+const ROWS_FROM = 'select count(*) as "n" from "notifications" where "environment_id" = ? and "created_at" >= ? and "created_at" < ?';
+
+const BUCKETS_BELOW = 'select "bucket", "n" from "notification_buckets" where "environment_id" = ? and "bucket" < ?';
+const BUCKETS_BELOW_ORDER = ' order by "bucket" desc limit cast(? as integer)';
+const BUCKETS_BELOW_TEXT = BUCKETS_BELOW + BUCKETS_BELOW_ORDER;
+const BUCKETS_BELOW_FLOOR_TEXT = BUCKETS_BELOW + ' and "bucket" >= ?' + BUCKETS_BELOW_ORDER;
 
 /** An environment's seconds below `below` (from `floor` on), newest first, with their counts (one shard on SQLite). */
-const bucketsBelow = new ReusableQuery((db, p: { environmentId: string; below: string; floor?: string; limit: number }) => {
-  let query = db.selectFrom('notification_buckets').select(['bucket', 'n']).where('environment_id', '=', p.environmentId).where('bucket', '<', p.below);
-  if (p.floor !== undefined) query = query.where('bucket', '>=', p.floor);
-  return query.orderBy('bucket', 'desc').limit(p.limit);
-});
+function bucketsBelow(environmentId: string, below: string, floor: string | undefined, limit: number): SqlRead<{ bucket: string; n: number }> {
+  return floor === undefined
+    ? { sql: BUCKETS_BELOW_TEXT, parameters: [environmentId, below, limit] }
+    : { sql: BUCKETS_BELOW_FLOOR_TEXT, parameters: [environmentId, below, floor, limit] };
+}
 
 /**
  * A deep page of time bounds only on PostgreSQL, as timeBoundedPage would return it, in one statement: the same snapshot for the

@@ -6,9 +6,17 @@ import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
  * Kysely instance only; a transaction's instance has none (its reads are already ordered with its writes).
  */
 export interface SnapshotReader {
-  /** Waits for any explicit transaction to end, then runs `work` at once; `read` returns a statement's rows. */
-  readTogether<T>(work: (read: <R>(query: CompiledQuery<R>) => R[]) => T): Promise<T>;
+  /**
+   * Waits for any explicit transaction to end, then runs `work` at once; `read` returns a statement's rows, `values`
+   * the value of each row's first (only) column, without an array or object per row.
+   */
+  readTogether<T>(work: (read: ReadRows, values: ReadValues) => T): Promise<T>;
 }
+
+/** A statement to read: a Kysely CompiledQuery, or a SQL text written once with its values (no Kysely build per read). */
+export type SqlRead<R> = CompiledQuery<R> | { readonly sql: string; readonly parameters: readonly unknown[] };
+export type ReadRows = <R>(query: SqlRead<R>) => R[];
+export type ReadValues = <V>(query: SqlRead<unknown>) => V[];
 
 /**
  * The same for writes: several statements as one synchronous block, all or nothing, durable when the promise resolves
