@@ -9,6 +9,8 @@ import { startHerald, type HeraldProcess } from '../test/helpers/herald-process.
 import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from '../test/helpers/scaleout-processes.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { positiveInteger } from './lib/cli-options.js';
+import { cpuPerOperation, findGroups, niceOf, readCpu } from './lib/process-cpu.js';
+import { loadConfig } from '../src/config.js';
 import { postgresObjects, type StorageObject } from './lib/storage-breakdown.js';
 import { acquireLock, api, createInAppWorkflow, inAppMessageCount, load, round1, waitForMessages, type LoadResult } from './lib/bench-client.js';
 import {
@@ -36,6 +38,12 @@ import {
  *   notifications first / deep   GET /v1/notifications?limit=10&page=<0..9 | 1000..1009 in turn>
  *   triggers         POST /v1/events/trigger to a new subscriber per request: accepted/s, then deliveries/s
  * The data set grows in place from one size to the next and is deleted at the end of each mode.
+ * Each load also reports CPU ms per operation of each process (embedded the one process; scaled out the API, the
+ * worker, their PostgreSQL backends and Redis, as bench:http), and the load average when it began: rates follow the
+ * shared machine, CPU per operation much less. Since session 27 Herald runs as bench:http runs it, with LOG_LEVEL info
+ * and the worker at Herald's default niceness (19); `--log-level warn --worker-nice 0` gives the conditions of
+ * sessions 16-26, whose worker delivered during the trigger load and took the cores from the API (BENCHMARKS.md,
+ * session 27). `--triggers-only` skips the list loads.
  *
  *   npm run bench:data-size -- [--modes embedded,scaleout] [--sizes 100k,1m[,10m]] [--duration 5] [--lock /tmp/herald-bench.lock]
  */
@@ -59,6 +67,10 @@ interface Options {
   lock?: string;
   output?: string;
   keepData?: string;
+  logLevel: string;
+  workerNice?: string;
+  triggersOnly: boolean;
+  vacuum: boolean;
 }
 
 function size(value: string): number {
@@ -87,6 +99,10 @@ function parseOptions(argv: string[]): Options {
     .option('--from-source', 'run Herald from the sources through tsx instead of the compiled build', false)
     .option('--lock <file>', 'hold this flock only while measuring (e.g. /tmp/herald-bench.lock), not while seeding')
     .option('--output <file>', 'results file (default bench/results/data-size.json)')
+    .option('--log-level <level>', "Herald's LOG_LEVEL: info, npm start's default and bench:http's (before session 27 this bench ran warn)", 'info')
+    .option('--worker-nice <n>', "scaled out: the worker's HERALD_WORKER_NICE (default: the environment's, else Herald's default as bench:http runs it; before session 27 this bench ran 0)")
+    .option('--triggers-only', 'at each size the trigger load alone, no list loads', false)
+    .option('--no-vacuum', 'PostgreSQL: no VACUUM (ANALYZE) of the seeded tables after a seed (their statistics as autovacuum left them)')
     .option('--keep-data <dir>', 'embedded: the data directory, kept at the end and reused by the next run with the same option (its seed state in seed-state.json)')
     .parse(['node', 'bench:data-size', ...argv])
     .opts<Options>();
@@ -118,6 +134,11 @@ interface Target {
   diskBytes(): Promise<number>;
   /** PostgreSQL: the schema's relations and their sizes. */
   objects(): Promise<StorageObject[] | undefined>;
+  /** The Herald processes' pids (scaled out: api and worker), and Redis's port, for CPU per operation. */
+  cpuProcesses(): Record<string, number>;
+  redisPort: number;
+  /** Scaled out: the worker's niceness as running. */
+  workerNice?: number;
   /** A path on the disk the data lives on (for df). */
   dataPath: string;
   databaseUrl?: string;
@@ -125,7 +146,7 @@ interface Target {
 }
 
 async function startTarget(mode: Mode, options: Options): Promise<Target> {
-  const common = { HERALD_FROM_SOURCE: options.fromSource ? '1' : '', LOG_LEVEL: 'warn' };
+  const common = { HERALD_FROM_SOURCE: options.fromSource ? '1' : '', LOG_LEVEL: options.logLevel };
   if (mode === 'embedded') {
     const dataDir = options.keepData ?? mkdtempSync(join(tmpdir(), 'herald-bench-data-size-'));
     mkdirSync(dataDir, { recursive: true });
@@ -139,6 +160,8 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
       async resumeAfterSeed() { herald = await startHerald(env); },
       async diskBytes() { return Number(execFileSync('du', ['-sb', dataDir], { encoding: 'utf8' }).split('\t')[0]); },
       async objects() { return undefined; },
+      cpuProcesses: () => ({ herald: herald!.child.pid! }),
+      redisPort: -1,
       dataPath: dataDir,
       async close() {
         await herald?.stop();
@@ -146,9 +169,15 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
       },
     };
   }
-  const processes: ScaleoutProcesses = await startScaleoutProcesses({ apis: 1, workers: 1, env: { ...common, HERALD_QUEUE_POLL_MS: '200' } });
+  // The worker at Herald's default priority, as bench:http runs it (the test helper runs it at 0). At 0 it delivers
+  // during the trigger load and takes the cores from the API: session 27 measured the accepted rate ~1.4-2.5× lower.
+  const nice = options.workerNice ?? process.env.HERALD_WORKER_NICE ?? String(loadConfig({}).worker.nice);
+  const processes: ScaleoutProcesses = await startScaleoutProcesses({ apis: 1, workers: 1, env: { ...common, HERALD_QUEUE_POLL_MS: '200', HERALD_WORKER_NICE: nice } });
   const databaseUrl = processes.env.DATABASE_URL!;
   return {
+    cpuProcesses: () => ({ api: processes.apis[0]!.child.pid!, worker: processes.workers[0]!.child.pid! }),
+    redisPort: Number(new URL(processes.env.REDIS_URL!).port),
+    workerNice: niceOf(processes.workers[0]!.child.pid!),
     url: () => processes.apis[0]!.url,
     key: SCALEOUT_SECRET,
     openSeed: () => openPostgresSeedConnection(databaseUrl),
@@ -179,31 +208,73 @@ async function startTarget(mode: Mode, options: Options): Promise<Target> {
   };
 }
 
+type CpuPerOperation = Record<string, { cpuMs: number; msPerOperation: number; processes: number }>;
+
 interface EndpointResult {
   path: string;
   requestsPerSecond: number;
   p50: number;
   p99: number;
   statusCounts: Record<string, number>;
+  /** CPU ms per request of the timed load: embedded the one process; scaled out the API, the worker, their PostgreSQL backends, Redis. */
+  cpuPerRequest: CpuPerOperation;
+  /** The 1-minute load average when the timed load began (the machine is shared). */
+  loadAverage: number;
 }
+
+/** CPU of the Herald processes (and scaled out their PostgreSQL backends and Redis) from now until the returned call. */
+function cpuMeter(target: Target): (operations: number) => CpuPerOperation {
+  const groups = () => findGroups(target.cpuProcesses(), 5432, target.redisPort);
+  const atStart = groups();
+  const before = readCpu(atStart);
+  return (operations) => {
+    const later = groups();
+    const merged = Object.fromEntries(Object.keys({ ...atStart, ...later }).map((name) => [name, [...new Set([...(atStart[name] ?? []), ...(later[name] ?? [])])]]));
+    return cpuPerOperation(before, readCpu(merged), operations);
+  };
+}
+
+const cpuText = (cpu: CpuPerOperation) => Object.entries(cpu).filter(([, c]) => c.processes > 0).map(([name, c]) => `${name} ${c.msPerOperation}`).join(', ');
 
 async function measureList(target: Target, options: Options, paths: string[]): Promise<EndpointResult> {
   const common = { kind: 'rotate', url: target.url(), paths, connections: options.connections, headers: { authorization: `ApiKey ${target.key}` } };
   await load({ ...common, durationSeconds: options.warmup });
+  const loadAverage = round1(loadavg()[0]!);
+  const cpu = cpuMeter(target);
   const result: LoadResult = await load({ ...common, durationSeconds: options.duration });
-  return { path: paths[0]!, requestsPerSecond: Math.round(result.requestsPerSecond), p50: round1(result.latencyMs.p50), p99: round1(result.latencyMs.p99), statusCounts: result.statusCounts };
+  const cpuPerRequest = cpu(result.ok + result.notOk);
+  log(`${paths[0]}: ${Math.round(result.requestsPerSecond)} req/s (load ${loadAverage}); CPU ms per request ${cpuText(cpuPerRequest)}`);
+  return { path: paths[0]!, requestsPerSecond: Math.round(result.requestsPerSecond), p50: round1(result.latencyMs.p50), p99: round1(result.latencyMs.p99), statusCounts: result.statusCounts, cpuPerRequest, loadAverage };
 }
 
-async function measureTriggers(target: Target, options: Options): Promise<{ acceptedPerSecond: number; p99: number; deliveriesPerSecond: number; statusCounts: Record<string, number> }> {
+interface TriggerResult {
+  acceptedPerSecond: number;
+  p99: number;
+  deliveriesPerSecond: number;
+  statusCounts: Record<string, number>;
+  /** CPU ms per accepted trigger during the load, and per trigger with its delivery until the last delivery (as bench:http). */
+  cpuPerTrigger: { duringTriggerLoad: CpuPerOperation; triggerAndDelivery: CpuPerOperation };
+  loadAverage: number;
+}
+
+async function measureTriggers(target: Target, options: Options): Promise<TriggerResult> {
   const before = await inAppMessageCount(target.url(), target.key);
+  const loadAverage = round1(loadavg()[0]!);
+  const duringLoad = cpuMeter(target);
+  const withDelivery = cpuMeter(target);
   const started = Date.now();
   const result = await load({
     kind: 'trigger', url: target.url(), connections: options.connections, durationSeconds: options.duration,
     headers: { authorization: `ApiKey ${target.key}` }, workflowId: WORKFLOW, subscriberPrefix: `load-${Date.now().toString(36)}`,
   });
   const accepted = result.statusCounts['201'] ?? 0;
+  const cpuDuringLoad = duringLoad(accepted);
   const delivered = await waitForMessages(target.url(), target.key, before + accepted, 600_000);
+  const cpuPerTrigger = { duringTriggerLoad: cpuDuringLoad, triggerAndDelivery: withDelivery(delivered.count - before) };
+  log(`triggers: ${Math.round(result.requestsPerSecond)}/s (load ${loadAverage}); CPU ms per accepted trigger during the load ${cpuText(cpuPerTrigger.duringTriggerLoad)}; per trigger with its delivery ${cpuText(cpuPerTrigger.triggerAndDelivery)}`);
   return {
+    cpuPerTrigger,
+    loadAverage,
     acceptedPerSecond: Math.round(result.requestsPerSecond),
     p99: round1(result.latencyMs.p99),
     deliveriesPerSecond: Math.round(((delivered.count - before) * 1000) / (delivered.at - started)),
@@ -213,6 +284,8 @@ async function measureTriggers(target: Target, options: Options): Promise<{ acce
 
 interface SizeResult {
   mode: Mode;
+  logLevel: string;
+  workerNice?: number;
   messages: number;
   seedSeconds: number;
   /** PostgreSQL: of seedSeconds, the secondary indexes' builds and the primary keys' rebuilds after the copies. */
@@ -226,17 +299,24 @@ interface SizeResult {
   load: number[];
   diskBytes: number;
   messagesPerSubscriber: number;
-  messagesFirst: EndpointResult;
-  messagesDeep: EndpointResult & { page: number };
-  notificationsFirst: EndpointResult;
-  notificationsDeep: EndpointResult & { page: number };
-  triggers: Awaited<ReturnType<typeof measureTriggers>>;
+  /** Absent with --triggers-only. */
+  messagesFirst?: EndpointResult;
+  messagesDeep?: EndpointResult & { page: number };
+  notificationsFirst?: EndpointResult;
+  notificationsDeep?: EndpointResult & { page: number };
+  triggers: TriggerResult;
   at: string;
 }
 
 async function runMode(mode: Mode, options: Options, results: SizeResult[]): Promise<void> {
   log(`${mode}: starting Herald`);
   const target = await startTarget(mode, options);
+  log(`${mode}: LOG_LEVEL ${options.logLevel}${target.workerNice !== undefined ? `, worker niceness ${target.workerNice}` : ''}`);
+  // What still differs from bench:http (session 27): compare the rates of the two only with these in mind, and their
+  // CPU per operation, which the machine's load moves less.
+  log(`${mode}: unlike bench:http: ${options.duration} s per load (bench:http 10), ${options.warmup} s of warm-up per list (none), ` +
+    `messages page 0 or the middle page of ${options.subscribers} subscribers holding size/${options.subscribers} messages each (bench:http: pages 0 and 1 of 300 subscribers with 12), ` +
+    `${options.triggersOnly ? '' : 'the trigger load after the list loads (first), '}no round-trip counter preloaded`);
   // --keep-data: a directory seeded by an earlier run is grown from its recorded state (its templates delivered then).
   const statePath = mode === 'embedded' && options.keepData ? join(options.keepData, 'seed-state.json') : undefined;
   let state: CloneSeedState | undefined = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, 'utf8')) as CloneSeedState) : undefined;
@@ -310,7 +390,7 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
         // PostgreSQL plans from statistics that autovacuum would refresh some time after a bulk load, and autovacuum
         // would also vacuum the inserted rows (visibility map, hint bits) some time later, maybe while the bench
         // measures: both now, table by table (never the whole database).
-        if (seed.dialect === 'postgres') {
+        if (seed.dialect === 'postgres' && options.vacuum) {
           const started = Date.now();
           for (const table of ['notifications', 'jobs', 'execution_details', 'messages', 'message_counters']) await seed.run(`vacuum (analyze) ${table}`);
           vacuumSeconds = Math.round((Date.now() - started) / 1000);
@@ -344,6 +424,8 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
         const notificationPaths = (first: number) => Array.from({ length: 10 }, (_, i) => `/v1/notifications?limit=10&page=${first + i}`);
         const result: SizeResult = {
           mode,
+          logLevel: options.logLevel,
+          ...(target.workerNice !== undefined ? { workerNice: target.workerNice } : {}),
           messages: stored,
           seedSeconds,
           diskBytes,
@@ -353,17 +435,20 @@ async function runMode(mode: Mode, options: Options, results: SizeResult[]): Pro
           objects,
           load: loadavg().map((n) => Math.round(n * 100) / 100),
           messagesPerSubscriber: perSubscriber,
-          messagesFirst: await measureList(target, options, messagePaths(0)),
-          messagesDeep: { ...(await measureList(target, options, messagePaths(deepMessagesPage))), page: deepMessagesPage },
-          notificationsFirst: await measureList(target, options, notificationPaths(0)),
-          notificationsDeep: { ...(await measureList(target, options, notificationPaths(options.notificationDeepPage))), page: options.notificationDeepPage },
+          ...(options.triggersOnly ? {} : {
+            messagesFirst: await measureList(target, options, messagePaths(0)),
+            messagesDeep: { ...(await measureList(target, options, messagePaths(deepMessagesPage))), page: deepMessagesPage },
+            notificationsFirst: await measureList(target, options, notificationPaths(0)),
+            notificationsDeep: { ...(await measureList(target, options, notificationPaths(options.notificationDeepPage))), page: options.notificationDeepPage },
+          }),
           triggers: await measureTriggers(target, options),
           at: new Date().toISOString(),
         };
         results.push(result);
         persist();
-        log(`${mode} ${label(stored)}: messages p50/p99 ${result.messagesFirst.p50}/${result.messagesFirst.p99} ms (${result.messagesFirst.requestsPerSecond}/s), page ${deepMessagesPage} ${result.messagesDeep.p50}/${result.messagesDeep.p99} ms; ` +
-          `notifications ${result.notificationsFirst.p50}/${result.notificationsFirst.p99} ms (${result.notificationsFirst.requestsPerSecond}/s), page ${options.notificationDeepPage} ${result.notificationsDeep.p50}/${result.notificationsDeep.p99} ms; ` +
+        const cellOf = (e: EndpointResult | undefined) => (e ? `${e.p50}/${e.p99} ms (${e.requestsPerSecond}/s)` : '-');
+        log(`${mode} ${label(stored)}: messages p50/p99 ${cellOf(result.messagesFirst)}, page ${deepMessagesPage} ${cellOf(result.messagesDeep)}; ` +
+          `notifications ${cellOf(result.notificationsFirst)}, page ${options.notificationDeepPage} ${cellOf(result.notificationsDeep)}; ` +
           `triggers ${result.triggers.acceptedPerSecond}/s accepted, ${result.triggers.deliveriesPerSecond}/s delivered`);
       } finally {
         release();
@@ -384,9 +469,9 @@ function table(results: SizeResult[]): string {
     '| mode | messages | msgs/subscriber | seed s | disk GB | messages p0 p50/p99 ms (req/s) | messages deep page: p50/p99 ms (req/s) | notifications p0 p50/p99 ms (req/s) | notifications deep page: p50/p99 ms (req/s) | triggers accepted/s | deliveries/s |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  const cell = (e: EndpointResult) => `${e.p50}/${e.p99} (${e.requestsPerSecond})`;
+  const cell = (e: EndpointResult | undefined) => (e ? `${e.p50}/${e.p99} (${e.requestsPerSecond})` : '-');
   for (const r of results) {
-    lines.push(`| ${r.mode} | ${label(r.messages)} | ${r.messagesPerSubscriber} | ${r.seedSeconds} | ${(r.diskBytes / 1e9).toFixed(2)} | ${cell(r.messagesFirst)} | ${r.messagesDeep.page}: ${cell(r.messagesDeep)} | ${cell(r.notificationsFirst)} | ${r.notificationsDeep.page}: ${cell(r.notificationsDeep)} | ${r.triggers.acceptedPerSecond} | ${r.triggers.deliveriesPerSecond} |`);
+    lines.push(`| ${r.mode} | ${label(r.messages)} | ${r.messagesPerSubscriber} | ${r.seedSeconds} | ${(r.diskBytes / 1e9).toFixed(2)} | ${cell(r.messagesFirst)} | ${r.messagesDeep?.page ?? '-'}: ${cell(r.messagesDeep)} | ${cell(r.notificationsFirst)} | ${r.notificationsDeep?.page ?? '-'}: ${cell(r.notificationsDeep)} | ${r.triggers.acceptedPerSecond} | ${r.triggers.deliveriesPerSecond} |`);
   }
   return lines.join('\n');
 }

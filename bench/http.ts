@@ -10,7 +10,7 @@ import { buildServer } from '../scripts/build-server.mjs';
 import { loadConfig } from '../src/config.js';
 import { benchMode, positiveInteger, type BenchMode } from './lib/cli-options.js';
 import { api, BENCH_SECRET, createInAppWorkflow, inAppMessageCount, load, round1, seedListMessages, waitForMessages } from './lib/bench-client.js';
-import { cpuMsOf, cpuPerOperation, findGroups, readCpu } from './lib/process-cpu.js';
+import { cpuMsOf, cpuPerOperation, findGroups, niceOf, readCpu } from './lib/process-cpu.js';
 
 /**
  * `npm run bench:http -- --mode embedded|scaleout` (issue 24): the independent measurement, reproduced.
@@ -219,16 +219,6 @@ async function answeredBodies(url: string, key: string, paths: readonly string[]
 
 function mergeGroups(a: Record<string, number[]>, b: Record<string, number[]>): Record<string, number[]> {
   return Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((name) => [name, [...new Set([...(a[name] ?? []), ...(b[name] ?? [])])]]));
-}
-
-/** A process's niceness (/proc/<pid>/stat, the 19th field; the 2nd, the command, is in parentheses and may hold spaces). */
-function niceOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  } catch {
-    return undefined;
-  }
 }
 
 async function main(): Promise<void> {

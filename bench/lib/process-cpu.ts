@@ -69,3 +69,13 @@ export function cpuPerOperation(before: Record<string, Map<number, number>>, aft
   }
   return result;
 }
+
+/** A process's niceness (/proc/<pid>/stat, the 19th field; the 2nd, the command, is in parentheses and may hold spaces). */
+export function niceOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  } catch {
+    return undefined;
+  }
+}
