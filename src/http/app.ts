@@ -9,6 +9,7 @@ import { ErrorBody } from './schemas/common.js';
 import { strictBodyValidatorCompiler } from './schemas/strict-body.js';
 import { sharedSerializerBuilder } from './shared-serializers.js';
 import { withoutApiTrailingSlash } from './trailing-slash.js';
+import { parseEmptyJsonBodyAs } from './empty-json-body.js';
 import { parseQueryString } from './query-string.js';
 import { authPlugin } from './auth.js';
 import { inboxCorsPlugin, isInboxOriginAllowed } from './inbox-cors.js';
@@ -94,13 +95,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   // headers). Novu's body parser reads such an empty body as `{}`, so here too: a route with a body schema then
   // answers its validation 400 (a required property missing), a route without one ignores it. The Inbox and widget
   // plugins keep their own rule (an empty body is no body).
-  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text === '') return done(null, {});
-    return defaultJsonParser(request, text, done);
-  });
+  parseEmptyJsonBodyAs(app, {});
   if (options.lifecycle) app.addHook('onRequest', lifecycleGate(options.lifecycle));
   app.addSchema(ErrorBody);
   registerErrorHandler(app);

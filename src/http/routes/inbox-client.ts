@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { parseEmptyJsonBodyAs } from '../empty-json-body.js';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../usecases/deps.js';
@@ -56,13 +57,7 @@ const subscriberOnly = { subscriber: true } as const;
 export const inboxClientRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readCache?: InboxReadCache }> = async (app, { deps, readCache }) => {
   // The clients send `Content-Type: application/json` on every call, also the PATCHes without a body: here (this
   // plugin only) an empty JSON body is no body, not a 400. Anything else goes through Fastify's own JSON parser.
-  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text === '') return done(null, undefined);
-    return defaultJsonParser(request, text, done);
-  });
+  parseEmptyJsonBodyAs(app, undefined);
 
   app.post(
     '/v1/inbox/session',

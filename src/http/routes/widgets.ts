@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { parseEmptyJsonBodyAs } from '../empty-json-body.js';
 import { Type } from '@sinclair/typebox';
 import { marksOf } from '../../domain/legacy-mark.js';
 import type { Deps } from '../../usecases/deps.js';
@@ -57,13 +58,7 @@ const Message = Type.Object({ ...FeedItemSchema.properties, deleted: Type.Option
  */
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readCache?: InboxReadCache }> = async (app, { deps, readCache }) => {
   // @novu/client sends `Content-Type: application/json` on every call: an empty body is no body here (this plugin only).
-  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text === '') return done(null, undefined);
-    return defaultJsonParser(request, text, done);
-  });
+  parseEmptyJsonBodyAs(app, undefined);
   // The widget turns a store query's unset fields into `seen=undefined` (URLSearchParams of an object holding
   // undefined): such a value means "not given", not a 400.
   // A POST without a body (the mark-all calls with no feed) is an empty object, as Novu's body parser makes it.
