@@ -36,6 +36,8 @@ export interface Config {
   /** Becomes the development environment's key on the first start (for automation). */
   bootstrapSecretKey?: string;
   bodyLimitBytes: number;
+  /** The body limit of the trigger, workflow and bridge-sync routes (http/body-limits.ts). */
+  largeBodyLimitBytes: number;
   logLevel: string;
   rateLimit: RateLimitConfig;
   idempotencyTtlSeconds: number;
@@ -325,6 +327,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     encryptionKey: optional(env, 'HERALD_ENCRYPTION_KEY'),
     bootstrapSecretKey: optional(env, 'HERALD_BOOTSTRAP_SECRET_KEY'),
     bodyLimitBytes: integer(env, 'HERALD_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    // Novu reads up to 20 MB on these routes (its body parser's '20mb'); see src/http/body-limits.ts.
+    largeBodyLimitBytes: integer(env, 'HERALD_LARGE_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024),
     logLevel: env.LOG_LEVEL || 'info',
     rateLimit: {
       enabled: boolean(env, 'HERALD_RATE_LIMIT', true),

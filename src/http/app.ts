@@ -8,6 +8,7 @@ import { errorBody, registerErrorHandler } from './error-handler.js';
 import { ErrorBody } from './schemas/common.js';
 import { strictBodyValidatorCompiler } from './schemas/strict-body.js';
 import { sharedSerializerBuilder } from './shared-serializers.js';
+import { routeBodyLimit } from './body-limits.js';
 import { withoutApiTrailingSlash } from './trailing-slash.js';
 import { parseEmptyJsonBodyAs } from './empty-json-body.js';
 import { parseQueryString } from './query-string.js';
@@ -97,6 +98,10 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   // plugins keep their own rule (an empty body is no body).
   parseEmptyJsonBodyAs(app, {});
   if (options.lifecycle) app.addHook('onRequest', lifecycleGate(options.lifecycle));
+  // Before any route: the trigger, workflow and bridge-sync routes read larger bodies, as Novu's do (body-limits.ts).
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= routeBodyLimit(route.url, deps.config);
+  });
   app.addSchema(ErrorBody);
   registerErrorHandler(app);
   // First: its request span must be active in every later hook; /metrics and the request-duration histogram.
