@@ -81,7 +81,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
     // With a lifecycle, requests arriving while draining get the API's 503 (lifecycleGate) instead of Fastify's.
     return503OnClosing: options.lifecycle === undefined,
     // Repeated, bracketed (`a[]=`) and single query values all reach the schemas as one name (query-string.ts).
-    routerOptions: { querystringParser: parseQueryString },
+    // Paths match whatever their letters' case (`/V1/Messages`), as Novu's Express router matches them; parameters
+    // keep theirs (`/v1/subscribers/AbC` is subscriber `AbC`).
+    routerOptions: { querystringParser: parseQueryString, caseSensitive: false },
     // `/v1/messages/` is `/v1/messages`, as Novu answers it (trailing-slash.ts).
     rewriteUrl: (request) => withoutApiTrailingSlash(request.url ?? '/'),
     schemaController: { compilersFactory: { buildSerializer: sharedSerializerBuilder() } },

@@ -7,6 +7,6 @@ export function withoutApiTrailingSlash(url: string): string {
   const queryAt = url.indexOf('?');
   const pathEnd = queryAt === -1 ? url.length : queryAt;
   // The shortest path this applies to is `/v1/x/`; `/v1/` itself is left alone (there is no such route).
-  if (pathEnd < 6 || url.charCodeAt(pathEnd - 1) !== 47 /* / */ || !/^\/v\d\//.test(url)) return url;
+  if (pathEnd < 6 || url.charCodeAt(pathEnd - 1) !== 47 /* / */ || !/^\/v\d\//i.test(url)) return url;
   return url.slice(0, pathEnd - 1) + url.slice(pathEnd);
 }
