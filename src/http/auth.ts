@@ -86,9 +86,12 @@ function singleHeader(request: FastifyRequest, name: string): string | undefined
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The API reference pages (@fastify/swagger-ui registers them without our route config). */
+/**
+ * The API reference pages (@fastify/swagger-ui registers them without our route config). In any letter case, as the
+ * router matches them (app.ts `caseSensitive: false`).
+ */
 function isDocsPath(url: string): boolean {
-  return url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs?');
+  return /^\/docs(?:[/?]|$)/i.test(url);
 }
 
 /** The caller of an authenticated route; routes use this instead of the optional field. */

@@ -32,10 +32,6 @@ const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
-export function isDashboardPath(url: string): boolean {
-  return url === DASHBOARD_PREFIX || url.startsWith(`${DASHBOARD_PREFIX}/`) || url.startsWith(`${DASHBOARD_PREFIX}?`);
-}
-
 export const dashboardPlugin = fp(async (app: FastifyInstance, opts: { distDir?: string }) => {
   const distDir = opts.distDir ?? DASHBOARD_DIST;
   const built = existsSync(resolve(distDir, 'index.html'));

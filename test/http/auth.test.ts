@@ -75,6 +75,10 @@ describe('authentication', () => {
     const docs = await server.request('GET', '/docs', { key: null });
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toMatch(/text\/html/);
+    // The router matches paths in any case; the public pages stay public in any case too, the API stays protected.
+    expect((await server.request('GET', '/Docs/json', { key: null })).status).toBe(200);
+    expect((await server.request('GET', '/V1/Messages', { key: null })).status).toBe(401);
+    expect((await server.request('GET', '/docsx', { key: null })).status).not.toBe(200);
   });
 
   it('protects the real routes that exist', async () => {
