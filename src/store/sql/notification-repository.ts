@@ -246,8 +246,8 @@ export class SqlNotificationRepository implements NotificationRepository {
     const offset = filter.page * filter.limit;
     const p = { environmentId, after: filter.after, before: filter.before, limit: filter.limit + 1, offset };
     const query = offset >= (this.options.seekFromOffset ?? SEEK_FROM_OFFSET) ? seekPage(p, true) : firstTextPage(p);
-    const { rows } = await this.db.executeQuery(query as CompiledQuery<{ id: string; kept_text: string | null; row_columns: string | null }>);
-    return rows.map((row) => (row.kept_text !== null ? { id: row.id, keptText: row.kept_text } : rowOfColumns(row.id, row.row_columns!)));
+    const { rows } = await this.db.executeQuery(query as CompiledQuery<NotificationRow & { kept_text: string | null }>);
+    return rows.map((row) => (row.kept_text !== null ? { id: row.id, keptText: row.kept_text } : row));
   }
 
   /**
@@ -1083,32 +1083,22 @@ const PAGE_ROW_COLUMNS = [
 
 /**
  * PostgreSQL: the rows of a page (`page`: its ids) with each event's kept text where its print matches, in which case
- * only its id and text are sent (the page writes the text as it is). An event without a usable text has its other
- * columns (PAGE_ROW_COLUMNS) as one JSON array text in `row_columns` (rowOfColumns): three columns a row, not sixteen,
- * for `herald api` to decode with every page's row description and rows (issue 24, session 28; every one of those
- * columns is text or integer, which JSON gives back as pg's own parsing does). The print's reads run only for an event
- * with a text. `offset 0` keeps the lateral a probe of the primary key per row: flattened, PostgreSQL hashed the whole
- * table of texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE). Reading the page's prints together (the jobs'
- * and the details' xmins each by one `= any` scan of the page's ids, grouped by event) cost the same or more than
- * these 22 sub-plans (BENCHMARKS.md, session 27).
+ * only its id and text are sent: every other column is null (the page writes the text as it is), so PostgreSQL writes
+ * and `herald api` decodes two fields of the row, not sixteen. The print's reads run only for an event with a text.
+ * `offset 0` keeps the lateral a probe of the primary key per row: flattened, PostgreSQL hashed the whole table of
+ * texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE). Reading the page's prints together (the jobs' and the
+ * details' xmins each by one `= any` scan of the page's ids, grouped by event) cost the same or more than these 22
+ * sub-plans (BENCHMARKS.md, session 27).
  */
 const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id,
-  kept.text as kept_text,
-  case when kept.text is null then json_build_array(${PAGE_ROW_COLUMNS.map((column) => `notifications.${column}`).join(', ')})::text end as row_columns
+  ${PAGE_ROW_COLUMNS.map((column) => `case when kept.text is null then notifications.${column} end as ${column}`).join(',\n  ')},
+  kept.text as kept_text
 from page inner join notifications on notifications.id = page.id
 left join lateral (
   select notification_texts.text from notification_texts
   where notification_texts.notification_id = notifications.id and notification_texts.print = ${PRINT_SQL}
   offset 0
 ) kept on true`;
-
-/** An event's row from PAGE_ROWS_WITH_KEPT_TEXTS' `row_columns`. */
-function rowOfColumns(id: string, columns: string): NotificationRow {
-  const values = JSON.parse(columns) as unknown[];
-  const row: Record<string, unknown> = { id };
-  for (let index = 0; index < PAGE_ROW_COLUMNS.length; index++) row[PAGE_ROW_COLUMNS[index]!] = values[index];
-  return row as unknown as NotificationRow;
-}
 
 const firstTextPageTexts = new Map<string, string>();
 /** Page sizes whose first page runs prepared (the first ones asked for): each is a statement per connection. */
