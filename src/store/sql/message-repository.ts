@@ -218,11 +218,11 @@ export class SqlMessageRepository implements MessageRepository {
             .execute()
         : (await statement.execute(this.db, this.options.dialect, pageParams(environmentId, filter, scope))).rows
     ) as Array<R & { total_count?: number | string | null }>;
-    // withSubscribers' rows: the page's (part 0), then its subscribers' records (part 1, columns `s_<column>`).
+    // withSubscribers' rows: the page's, then its subscribers' records (`subscriber_record`, null on the page's rows).
     let subscriberRows: SubscriberRow[] | undefined;
     if (statement === withSubscribers) {
       const all = rows as unknown as Array<Record<string, unknown>>;
-      const first = all.findIndex((row) => row.part === 1);
+      const first = all.findIndex((row) => row.subscriber_record !== null && row.subscriber_record !== undefined);
       rows = (first < 0 ? all : all.slice(0, first)) as typeof rows;
       subscriberRows = (first < 0 ? [] : all.slice(first)).map(subscriberRowOf);
     }
@@ -911,32 +911,38 @@ function isSubscriberPage(filter: { subscriberId?: string; channel?: string; con
     (filter.transactionIds === undefined || filter.transactionIds.length === 0)
   );
 }
+/** A subscriber's record as messageTextPageWithSubscribers sends it: its columns' values as one JSON array text. */
 function subscriberRowOf(row: Record<string, unknown>): SubscriberRow {
+  const values = JSON.parse(row.subscriber_record as string) as unknown[];
   const subscriber: Record<string, unknown> = {};
-  for (const column of SUBSCRIBER_COLUMNS) subscriber[column] = row[`s_${column}`];
+  for (let index = 0; index < SUBSCRIBER_COLUMNS.length; index++) subscriber[SUBSCRIBER_COLUMNS[index]!] = values[index];
   return subscriber as unknown as SubscriberRow;
 }
 /**
  * PostgreSQL, a page of one subscriber's messages (isSubscriberPage): the text page, its count and its subscribers'
  * records in one prepared statement, where it was two statements and the page's unnamed (planned on every run).
- * The page's rows come first (part 0, in the page's order), then one row per distinct subscriber of the page (part 1,
- * its columns as `s_<column>`): a record is read and sent once per subscriber, not once per message (folded into each
- * row it cost PostgreSQL more than the round trip saved, session 15). Each subscriber is one probe of the primary key
- * (a lateral subquery with LIMIT 1, so that it is not flattened into a join a small table's plan would scan). Unnamed,
- * this statement's planning (~0.4 ms) cost more than the two statements; prepared, its generic plan is pinned by
- * test/store/postgres/message-page-plans.test.ts.
+ * The page's rows come first (in the page's order), then one row per distinct subscriber of the page, its columns'
+ * values as one JSON array text in `subscriber_record` (null on the page's rows): a record is read and sent once per
+ * subscriber, not once per message (folded into each row it cost PostgreSQL more than the round trip saved, session
+ * 15). Five columns a row: sent as twenty columns of their own (`s_<column>`, with created_at, id and the part), the
+ * row description and the nulls of every row were most of what `herald api` decoded per page (issue 24, session 28);
+ * the order's columns stay inside. Each subscriber is one probe of the primary key (a lateral subquery with LIMIT 1, so
+ * that it is not flattened into a join a small table's plan would scan). Unnamed, this statement's planning (~0.4 ms)
+ * cost more than the two statements; prepared, its generic plan is pinned by test/store/postgres/message-page-plans.test.ts.
  */
 const messageTextPageWithSubscribers = new ReusableQuery((db, p: MessagePageParams) => {
   const page = messageTextPage.build(db, p).select(['created_at', 'id']);
-  const nulls = SUBSCRIBER_COLUMNS.map((column) => sql`null as ${sql.ref(`s_${column}`)}`);
-  const columns = SUBSCRIBER_COLUMNS.map((column) => sql.ref(`s.${column}`));
+  // Every subscriber column is text or integer: JSON gives back the values pg's own parsing gives (strings, numbers, null).
+  const record = sql`json_build_array(${sql.join(SUBSCRIBER_COLUMNS.map((column) => sql.ref(`s.${column}`)))})::text`;
   const pageColumns = p.scope === undefined ? sql`list_text, subscriber_id, legacy_id` : sql`list_text, subscriber_id, legacy_id, total_count`;
   const pageNulls = p.scope === undefined ? sql`null, null, null` : sql`null, null, null, null`;
   const statement = sql`with page as (${page})
-select 0 as part, ${pageColumns}, created_at, id, ${sql.join(nulls)} from page
+select ${pageColumns}, subscriber_record from (
+select 0 as part, ${pageColumns}, created_at, id, null::text as subscriber_record from page
 union all
-select 1, ${pageNulls}, null, null, ${sql.join(columns)} from (select distinct subscriber_id from page) ids
+select 1, ${pageNulls}, null, null, ${record} from (select distinct subscriber_id from page) ids
 cross join lateral (select * from subscribers where id = ids.subscriber_id and environment_id || '' = ${p.environmentId} limit 1) s
+) page_rows
 order by part, created_at desc, id desc`;
   return { compile: () => statement.compile(db) };
 }, isSubscriberPage);

@@ -80,6 +80,29 @@ describe.skipIf(!available)('PostgreSQL plans of the subscriber messages page', 
     expect(scans(await genericPlanOf(pool, statement)).sort()).toEqual(expected);
   }, 120_000);
 
+  it('sends five columns a row, the subscriber as one value, and gives the record the store reads by id', async () => {
+    const subscriber = buildSubscriber(scope, {
+      subscriberId: 'sub-record',
+      avatar: 'https://example.com/a.png',
+      isOnline: true,
+      lastOnlineAt: '2026-11-28T09:00:00.000Z',
+      __v: 3,
+      data: { nested: { list: [1, 'two', null], quote: 'say "hi"\n' }, text: 'Zoë ☃ 𝄞' },
+      channels: [{ providerId: 'fcm', credentials: { deviceTokens: ['t1'] } }] as Subscriber['channels'],
+    });
+    await store.subscribers.create(subscriber);
+    await store.messages.createMany(Array.from({ length: 3 }, () => buildMessage(subscriber)));
+    const statement = await pageStatement('sub-record');
+    const result = await pool.query(statement.sql, [...statement.parameters]);
+    // The row description and every row's fields are what herald api decodes per page (issue 24, session 28).
+    expect(result.fields.map((field) => field.name)).toEqual(['list_text', 'subscriber_id', 'legacy_id', 'total_count', 'subscriber_record']);
+    expect(result.rows.filter((row) => row.subscriber_record !== null)).toHaveLength(1);
+    const page = await store.messages.listStored(scope.environmentId, { subscriberId: 'sub-record', page: 0, limit: 10 });
+    const [byId] = await store.subscribers.getMany(scope.environmentId, [subscriber._id]);
+    expect(byId).toEqual(subscriber);
+    for (const message of page.data) expect(message.subscriber).toEqual(byId);
+  });
+
   it('leaves a page with another filter unnamed, without its subscribers', async () => {
     sent = [];
     await store.messages.listStored(scope.environmentId, { subscriberId: 'sub-1', channel: 'in_app', page: 0, limit: 10 });
