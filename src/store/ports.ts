@@ -279,7 +279,8 @@ export interface NotificationRepository {
   readonly keepsTextsOverWindow?: boolean;
   /**
    * Only on a store that holds its writes (Store.holdsWrites): true when keepText of this event is written with the
-   * held writes (SQLite's block, the event held here); otherwise it must wait until they are written.
+   * held writes (the event is held here: SQLite's block, PostgreSQL's statement); otherwise it must wait until they
+   * are written.
    */
   keepsTextWithHeldWrites?(environmentId: string, id: string): boolean;
 }

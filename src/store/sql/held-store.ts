@@ -13,7 +13,7 @@ import type { SqlStore } from './sql-store.js';
  * The Store of `SqlStore.batch`. A new event and its jobs (`notifications.createWithJobs`) are held in
  * memory; a `jobs.save` of one of those jobs changes the held row (and adds its execution detail) instead of updating;
  * `messages.create` of a held job's message, `subscribers.create`, `events.record` and `triggers.setState` are held as
- * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write); on SQLite,
+ * statements (a subscriber's without ON CONFLICT: one created meanwhile fails the whole write);
  * `notifications.keepText` of a held event renders its list text at flush, written last (see keepEventText); `flush`
  * writes everything in one statement on PostgreSQL, so one round trip and one commit, and on SQLite as one
  * synchronous block (`SynchronousWriter`: one savepoint, one wait for the group commit; an explicit transaction around
@@ -34,12 +34,12 @@ export class HeldWrites {
   /** Ids besides the held events' own that must be free (createWithJobsIfIdsFree): a guard statement each. */
   private readonly mustBeFree: string[] = [];
   private messages = 0;
-  /** keepText of held events: their kept texts, written last in the block (after the inserts whose triggers clear them). */
+  /** keepText of held events: their kept texts, written last (on SQLite after the inserts whose triggers clear them). */
   private readonly texts = new Map<string, (event: NotificationEvent) => string | undefined>();
   readonly store: Store;
 
   private holdsTextOf(environmentId: string, id: string): boolean {
-    return this.writer !== undefined && this.events.some(({ event }) => event._id === id && event._environmentId === environmentId);
+    return this.events.some(({ event }) => event._id === id && event._environmentId === environmentId);
   }
 
   /**
@@ -69,8 +69,9 @@ export class HeldWrites {
               },
             },
           }),
-      // Rendered at flush from the held event and its jobs as saved last: only for an event held here, and only where
-      // the flush writes it (SQLite's block). PostgreSQL keeps it after the flush, through its own window.
+      // Rendered at flush from the held event and its jobs as saved last: only for an event held here. SQLite writes it
+      // last in the block (after the inserts whose triggers clear it); PostgreSQL in the held statement, with the print
+      // of the rows that statement writes (createWithJobsAndTextStatements), instead of reading them back after it.
       keepsTextWithHeldWrites: {
         value: (environmentId: string, id: string) => held.holdsTextOf(environmentId, id),
       },
@@ -170,7 +171,7 @@ export class HeldWrites {
     const keptTexts: Array<CompiledQuery<unknown>> = [];
     for (const { event, jobs } of this.events) {
       const current = jobs.map((job) => this.current(job));
-      const render = this.writer ? this.texts.get(event._id) : undefined;
+      const render = this.texts.get(event._id);
       const { statements: inserts, keptText } = await this.base.notifications.createWithJobsAndTextStatements(event, current, render);
       statements.push(...inserts);
       if (keptText) keptTexts.push(keptText);

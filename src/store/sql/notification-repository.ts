@@ -69,10 +69,13 @@ export class SqlNotificationRepository implements NotificationRepository {
   }
 
   /**
-   * createWithJobsStatements and, on SQLite with `render`, the insert of the event's kept text (see keepText) rendered
-   * from the rows those inserts write, as a read of them would give them back: to run after them (their triggers clear
-   * the event's text). For the held writes of `SqlStore.batch`: a read back after the write, in a transaction of its
-   * own, was 6 % of the CPU of a drain of in-app deliveries. `keptText` is undefined when `render` keeps nothing.
+   * createWithJobsStatements and, with `render`, the insert of the event's kept text (see keepText) rendered from the
+   * rows those inserts write, as a read of them would give them back: to run after them (on SQLite their triggers clear
+   * the event's text), in the same transaction. For the held writes of `SqlStore.batch`: a read back after the write,
+   * in a transaction of its own, was 6 % of the CPU of a drain of in-app deliveries on SQLite; on PostgreSQL the
+   * window's read back (keepTextOnPostgres) was ~0.17 ms of the worker's CPU and as much of PostgreSQL's per delivery
+   * (BENCHMARKS.md, session 28). There the text carries its print made by the statement itself (keptTextWithOwnPrint).
+   * `keptText` is undefined when `render` keeps nothing.
    */
   async createWithJobsAndTextStatements(
     event: NotificationEvent,
@@ -84,14 +87,14 @@ export class SqlNotificationRepository implements NotificationRepository {
     const topics = await this.topicsStatement(event, row.created_at);
     const statements = [insertNotifications.compile(this.db, this.options.dialect, [row])];
     if (topics) statements.push(topics);
-    const keep = render && this.options.dialect === 'sqlite' ? render : undefined;
-    const readBack: StoredJob[] | undefined = keep ? [] : undefined;
+    const readBack: StoredJob[] | undefined = render ? [] : undefined;
     statements.push(...jobInsertStatements(this.db, this.options.dialect, jobs, readBack));
-    if (!keep || !readBack) return { statements };
+    if (!render || !readBack) return { statements };
     const stored = toEvent(asReadBack(row));
     stored.jobs = readBack.sort((a, b) => a.stepIndex - b.stepIndex);
-    const text = keep(stored);
+    const text = render(stored);
     if (text === undefined) return { statements };
+    if (this.options.dialect === 'postgres') return { statements, keptText: keptTextWithOwnPrint(event, text, jobs) };
     return { statements, keptText: insertKeptTexts.compile(this.db, 'sqlite', [{ notification_id: event._id, environment_id: event._environmentId, text }]) };
   }
 
@@ -1137,6 +1140,23 @@ order by notifications.created_at desc, notifications.id desc`;
   if (withAfter) values.push(p.after);
   return CompiledQuery.raw(text, values);
 }
+
+/**
+ * PostgreSQL: the kept text of an event written, with all its jobs and their execution details, by the statement (or
+ * transaction) this insert is part of: every one of those rows then has that transaction's id as its `xmin`, so the
+ * print (eventPrint) is that id once for the event, once per job and once per detail, and the statement writes it
+ * itself (`pg_current_xact_id()`, PostgreSQL 13+). Only for a new event: rows of it written by another transaction
+ * would belong in the print too. A later write to any of them changes the print as for a text kept after reading.
+ */
+function keptTextWithOwnPrint(event: NotificationEvent, text: string, jobs: StoredJob[]): CompiledQuery<unknown> {
+  const details = jobs.reduce((sum, job) => sum + job.executionDetails.length, 0);
+  const print = `x/${Array(jobs.length).fill('x').join(',')}/${Array(details).fill('x').join(',')}`;
+  return CompiledQuery.raw(KEEP_TEXT_WITH_OWN_PRINT, [event._id, event._environmentId, text, print]);
+}
+
+const KEEP_TEXT_WITH_OWN_PRINT = `insert into notification_texts (notification_id, environment_id, text, print)
+values ($1, $2, $3, replace($4::text, 'x', pg_current_xact_id()::xid::text))
+on conflict (notification_id) do update set environment_id = excluded.environment_id, text = excluded.text, print = excluded.print`;
 
 /**
  * PostgreSQL: reads the events (their rows, then their jobs and details, each with its rows' xmins) and keeps the

@@ -7,8 +7,8 @@ import { withPresentableJobs } from './presentable-jobs.js';
  * After a step ended with nothing left to run after it: if every job of its event has ended, keeps the event's list
  * text (the page of GET /v1/notifications then writes it as it is, reading no jobs or details). Only an optimisation:
  * where it is not kept (the store keeps no texts, or keeping failed) the page assembles the event. Where the store
- * holds its writes (a trigger's first step), it is written with them when the store holds the event (SQLite's block,
- * rendered from the held records), otherwise once they are written.
+ * holds its writes (a trigger's first step), it is written with them when the store holds the event (rendered from the
+ * held records), otherwise once they are written.
  */
 export async function keepEventText(deps: Deps, job: StoredJob): Promise<void> {
   const render = deps.eventListText;

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../../src/domain/ids.js';
 import type { Message } from '../../../src/domain/types.js';
 import type { EnqueueOptions } from '../../../src/queue/ports.js';
 import type { InboxAudience, RealtimeNotifier } from '../../../src/realtime/ports.js';
@@ -314,8 +315,7 @@ describe('processTrigger: the first step written with its event', () => {
     expect(await total(`subscriberId=${subscribers[0]!.subscriberId}`)).toBe(before.first + 1);
   });
 
-  it('SQLite: the list text kept with the write is byte for byte the event as a read of it assembles it', async (context) => {
-    if (server.deps.config.databaseUrl) return context.skip();
+  it('the list text kept with the write is byte for byte the event as a read of it assembles it, and a page uses it at once', async () => {
     await createWorkflow(server, {
       workflowId: 'held-rich',
       tags: ['billing', 'eu'],
@@ -344,6 +344,19 @@ describe('processTrigger: the first step written with its event', () => {
     expect(kept).toBeDefined();
     const stored = (await server.deps.store.notifications.get(trigger.environmentId, event._id))!;
     expect(kept!.text).toBe(serializeNotificationEvent(withPresentableJobs(stored)));
+    // PostgreSQL: written by the held statement itself, with the print of the rows it wrote (no window, no read back),
+    // so a page uses it as soon as the write is done; and no longer once another write touches the event.
+    const pageText = async () => {
+      // The activity feed's page (time bounds only): the page that reads kept texts on both databases.
+      const page = await server.deps.store.notifications.listWithTexts(trigger.environmentId, { page: 0, limit: 50, before: '2100-01-01T00:00:00.000Z' });
+      const entry = page.data.find((listed) => listed._id === event._id);
+      expect(entry).toBeDefined();
+      return entry && 'keptText' in entry ? entry.keptText : undefined;
+    };
+    expect(await pageText()).toBe(kept!.text);
+    const [job] = await server.deps.store.jobs.listForNotification(trigger.environmentId, event._id);
+    await server.deps.store.jobs.addDetail(job!, { _id: newId(), createdAt: new Date().toISOString(), status: 'Success', detail: 'Seen', isRetry: false, isTest: false, source: 'Webhook', raw: null });
+    expect(await pageText()).toBeUndefined();
   });
 
   it('writes the event with its first step queued, and queues it, when the step could not run at once', async () => {
