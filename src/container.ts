@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Deps, Logger } from './usecases/deps.js';
 import { SecretBox, parseMasterKey } from './store/secret-box.js';
-import { openSqlite, SQLITE_FILE } from './store/sqlite/connection.js';
+import { keepTemporaryFilesInMemory, openSqlite, SQLITE_FILE } from './store/sqlite/connection.js';
 import { migrateToLatest } from './store/sql/migrate.js';
 import type { Database } from './store/sql/schema.js';
 import { SqlStore } from './store/sql/sql-store.js';
@@ -142,6 +142,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const dialect = config.databaseUrl ? 'postgres' : 'sqlite';
   const db = await openDatabase(config, { logger, backgroundCheckpoints: true, gatherResults: options.gatherQueryResults });
   if (options.migrate ?? true) await migrateToLatest(db, dialect);
+  if (dialect === 'sqlite') keepTemporaryFilesInMemory(db);
 
   // Trusted only while this process hears endpoint changes (keyRevocations.listening), set once deps exist.
   let presenceTrusted = () => true;

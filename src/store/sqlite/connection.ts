@@ -70,7 +70,28 @@ function kyselyOver(sqlite: BetterSqlite3.Database, beforeClose?: () => Promise<
   const driver = new GroupCommitSqliteDriver(sqlite, beforeClose);
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, driver) });
   registerSnapshotReader(db, driver);
+  connections.set(db, sqlite);
   return db;
+}
+
+const connections = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
+
+/**
+ * For a serving process, after its migrations: the connection keeps its temporary files in memory, which matters for
+ * one of them, the sub-journal. Every write of the group commit runs inside one shared transaction, so each savepoint
+ * (a delivery's writeTogether block, an explicit transaction) and each multi-row statement copies every page it is the
+ * first to change into the sub-journal, in case it rolls back. SQLite keeps that journal in memory up to 64 KiB, then
+ * moves it to a temporary file that stays open until the shared transaction commits: every later copy in that
+ * transaction cost two write system calls (page number, page), 70-80 per delivery, and the next transaction that
+ * spilled created the file anew (`strace`, BENCHMARKS.md session 28). The journal is only ever read to roll a savepoint
+ * back and is emptied when the outermost savepoint ends, so its memory is bounded by the pages one block or statement
+ * changes; durability is unchanged (commits still go through the WAL with the same synchronous setting). The
+ * migrations run before this, with SQLite's default: one of them may rewrite a large table. This also keeps the
+ * connection's sorts and temporary tables in memory, which SQLite's default moves to a file beyond the 16 MB page
+ * cache; Herald's reads go through indexes in their order, so a sort of that size here would itself be a bug.
+ */
+export function keepTemporaryFilesInMemory(db: Kysely<Database>): void {
+  connections.get(db)?.pragma('temp_store = MEMORY');
 }
 
 /** SQLite's own ceiling in this build (SQLITE_MAX_MMAP_SIZE); a larger file is read past it with system calls. */
