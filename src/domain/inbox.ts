@@ -103,6 +103,8 @@ export interface InboxFilter {
   /** Inclusive bounds on `createdAt`, ISO instants. */
   createdGte?: string;
   createdLte?: string;
+  /** The server-side v2 routes' `contextKeys`: the message's context keys are exactly this set (order-insensitive). */
+  contextKeys?: string[];
   /** The legacy widget's `feedIdentifier`: messages of any of these feeds (the in-app step's `feedIdentifier`). */
   feeds?: string[];
   /** The legacy widget's `payload`: a partial match on the trigger payload (see matchesPayloadFilter). */
