@@ -46,6 +46,7 @@ const SERVED: Record<string, string> = {
   'subscribers.notifications.archiveAll': 'here', 'subscribers.notifications.archiveAllRead': 'here',
   'subscribers.notifications.deleteAll': 'here',
   'subscribers.topics.list': 'here', 'topics.subscriptions.getSubscription': 'here', 'workflows.steps.retrieve': 'here',
+  'subscribers.messages.updateAsSeen': 'here',
 };
 
 /** Not served: each method with the reason's key (the reasons are the docs table's). */
@@ -64,7 +65,6 @@ const NOT_SERVED: Record<string, string> = {
   'integrations.integrationsControllerAutoConfigureIntegration': 'provider-setup',
   'integrations.integrationsControllerConfigureIntegrationWebhook': 'provider-setup',
   ...byArea('layouts', ['create', 'list', 'retrieve', 'update', 'delete', 'duplicate', 'generatePreview', 'usage'], 'layouts'),
-  'subscribers.messages.updateAsSeen': 'message-actions',
   'topics.subscriptions.update': 'subscription-preferences',
   ...byArea('translations', ['create', 'retrieve', 'delete', 'upload', 'groups.retrieve', 'groups.delete', 'master.retrieve', 'master.import', 'master.upload'], 'translations'),
 };
@@ -310,6 +310,18 @@ describe('@novu/api: subscriber notifications (/v2/subscribers/{id}/notification
     await expect(novu.subscribers.notifications.delete({ subscriberId, notificationId: middle })).rejects.toMatchObject({ statusCode: 404 });
     await novu.subscribers.notifications.deleteAll({}, subscriberId);
     expect((await novu.subscribers.notifications.list({ subscriberId })).result.data).toHaveLength(0);
+  });
+
+  it('completes and reverts a button through the v1 action route (subscribers.messages.updateAsSeen)', async () => {
+    const [id] = await seed(1);
+    // (the SDK's zod schema for `payload` is an empty object: it sends none; @novu/node's test covers the payload)
+    const done = await novu.subscribers.messages.updateAsSeen({ subscriberId, messageId: id, type: 'secondary', markMessageActionAsSeenDto: { status: 'done' } });
+    expect(done.result.cta.action).toMatchObject({ status: 'done', result: { type: 'secondary' } });
+    const [listed] = (await novu.subscribers.notifications.list({ subscriberId })).result.data;
+    expect(listed.secondaryAction).toMatchObject({ label: 'Later', isCompleted: true });
+    await novu.subscribers.messages.updateAsSeen({ subscriberId, messageId: id, type: 'secondary', markMessageActionAsSeenDto: { status: 'pending' } });
+    expect((await novu.subscribers.notifications.list({ subscriberId })).result.data[0].secondaryAction?.isCompleted).toBe(false);
+    await expect(prodNovu.subscribers.messages.updateAsSeen({ subscriberId, messageId: id, type: 'secondary', markMessageActionAsSeenDto: { status: 'done' } })).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('answers 404 for an unknown subscriber, one of another environment, or another subscriber\'s notification', async () => {
