@@ -46,7 +46,7 @@ const SERVED: Record<string, string> = {
   'subscribers.notifications.archiveAll': 'here', 'subscribers.notifications.archiveAllRead': 'here',
   'subscribers.notifications.deleteAll': 'here',
   'subscribers.topics.list': 'here', 'topics.subscriptions.getSubscription': 'here', 'workflows.steps.retrieve': 'here',
-  'subscribers.messages.updateAsSeen': 'here',
+  'subscribers.messages.updateAsSeen': 'here', 'environments.getTags': 'here',
 };
 
 /** Not served: each method with the reason's key (the reasons are the docs table's). */
@@ -59,7 +59,7 @@ const NOT_SERVED: Record<string, string> = {
   ...byArea('domains', ['create', 'list', 'retrieve', 'update', 'delete', 'verify', 'diagnose', 'autoConfigure.retrieve', 'autoConfigure.start', 'routes.create', 'routes.list', 'routes.retrieve', 'routes.update', 'routes.delete', 'routes.test'], 'domains'),
   ...byArea('environmentVariables', ['create', 'list', 'retrieve', 'update', 'delete', 'usage'], 'environment-variables'),
   'environments.create': 'environments', 'environments.update': 'environments', 'environments.delete': 'environments',
-  'environments.getTags': 'promotion', 'environments.diff': 'promotion', 'environments.publish': 'promotion', 'workflows.sync': 'promotion',
+  'environments.diff': 'promotion', 'environments.publish': 'promotion', 'workflows.sync': 'promotion',
   'integrations.generateChatOAuthUrl': 'oauth', 'integrations.generateConnectOAuthUrl': 'oauth', 'integrations.generateLinkUserOAuthUrl': 'oauth',
   'integrations.linkChannelEndpoint': 'oauth', 'integrations.createMobileLink': 'oauth',
   'integrations.integrationsControllerAutoConfigureIntegration': 'provider-setup',
@@ -428,5 +428,23 @@ describe('@novu/api: one workflow step', () => {
     await expect(novu.workflows.steps.retrieve('cov-steps', 'no-such-step')).rejects.toMatchObject({ statusCode: 404 });
     await expect(novu.workflows.steps.retrieve('no-such-workflow', stored.stepId)).rejects.toMatchObject({ statusCode: 404 });
     await expect(prodNovu.workflows.steps.retrieve('cov-steps', stored.stepId)).rejects.toMatchObject({ statusCode: 404 });
+  });
+});
+
+describe('@novu/api: the environment\'s workflow tags', () => {
+  it('lists each tag of the environment\'s workflows once, sorted, by _id or identifier; another environment is a 404', async () => {
+    await novu.workflows.create({ workflowId: 'cov-tags-1', name: 'Tags 1', tags: ['zeta', 'alerts'], steps: [{ name: 'Inbox', type: 'in_app', controlValues: { body: 'x' } }] });
+    await novu.workflows.create({ workflowId: 'cov-tags-2', name: 'Tags 2', tags: ['alerts', 'beta'], steps: [{ name: 'Inbox', type: 'in_app', controlValues: { body: 'x' } }] });
+    await prodNovu.workflows.create({ workflowId: 'cov-tags-prod', name: 'Prod', tags: ['prod-only'], steps: [{ name: 'Inbox', type: 'in_app', controlValues: { body: 'x' } }] });
+    const names = (await novu.environments.getTags(server.devEnvironmentId)).result.map((tag) => tag.name);
+    expect(names).toEqual([...new Set(names)].sort());
+    expect(names).toEqual(expect.arrayContaining(['alerts', 'beta', 'zeta']));
+    expect(names).not.toContain('prod-only');
+    const identifier = (await novu.environments.list()).result.find((environment) => environment.id === server.devEnvironmentId)!.identifier;
+    expect((await novu.environments.getTags(identifier)).result.map((tag) => tag.name)).toEqual(names);
+    await novu.workflows.delete('cov-tags-1');
+    expect((await novu.environments.getTags(server.devEnvironmentId)).result.map((tag) => tag.name)).not.toContain('zeta');
+    await expect(prodNovu.environments.getTags(server.devEnvironmentId)).rejects.toMatchObject({ statusCode: 404 });
+    expect((await prodNovu.environments.getTags(server.prodEnvironmentId)).result.map((tag) => tag.name)).toEqual(['prod-only']);
   });
 });
