@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { parseTagsFilter, type InboxFilter } from '../../domain/inbox.js';
-import { ValidationError } from '../../domain/errors.js';
+import type { InboxFilter } from '../../domain/inbox.js';
 import { FreeObject } from './common.js';
-import { ListQuery } from './inbox-client.js';
+import { bulkFilterOf, ListQuery } from './inbox-client.js';
 
 /**
  * `/v2/subscribers/{subscriberId}/notifications/*` (`@novu/api` `subscribers.notifications.*`): the Inbox's list,
@@ -45,22 +44,7 @@ export const MarkSeenBody = Type.Object({
   notificationIds: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
 });
 
-/** A bulk body's filter: `tags` in the Inbox's forms, `data` a JSON object (or its text). */
+/** A bulk body's filter: `tags` and `data` read as the Inbox's bulk bodies are (bulkFilterOf), plus `contextKeys`. */
 export function updateAllFilterOf(body: UpdateAllBody | undefined): { tags: InboxFilter['tags']; data: InboxFilter['data']; contextKeys?: string[] } {
-  const raw = body?.data;
-  let data: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      data = JSON.parse(raw);
-    } catch {
-      throw new ValidationError(['data must be JSON']);
-    }
-  }
-  if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) throw new ValidationError(['data must be a JSON object']);
-  const object = data as Record<string, unknown> | null | undefined;
-  return {
-    tags: parseTagsFilter(body?.tags),
-    data: object && Object.keys(object).length ? object : undefined,
-    ...(body?.contextKeys !== undefined ? { contextKeys: body.contextKeys } : {}),
-  };
+  return { ...bulkFilterOf(body), ...(body?.contextKeys !== undefined ? { contextKeys: body.contextKeys } : {}) };
 }

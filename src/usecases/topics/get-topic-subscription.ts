@@ -15,7 +15,7 @@ export interface GetTopicSubscriptionInput {
 export async function getTopicSubscription(deps: Deps, input: GetTopicSubscriptionInput): Promise<SubscriptionView> {
   const { caller } = input;
   const topic = await requireTopic(deps, caller, input.topicKey);
-  const notFound = new NotFoundError(`Subscription with identifier ${input.identifier} not found`);
+  const notFound = NotFoundError.entity('Subscription', input.identifier);
   const prefix = `${topic.key}:`;
   if (input.identifier.startsWith(prefix)) {
     const subscriberId = input.identifier.slice(prefix.length);
