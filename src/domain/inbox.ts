@@ -13,8 +13,8 @@ export type InboxAction =
   | { type: 'unarchive' }
   | { type: 'snooze'; until: string }
   | { type: 'unsnooze' }
-  | { type: 'complete'; actionType: 'primary' | 'secondary' }
-  | { type: 'revert'; actionType: 'primary' | 'secondary' };
+  | { type: 'complete'; actionType: 'primary' | 'secondary'; payload?: Record<string, unknown> }
+  | { type: 'revert'; actionType: 'primary' | 'secondary'; payload?: Record<string, unknown> };
 
 /**
  * The message after the action at `at`. Reading implies seeing; archiving implies reading (Novu's archive);
@@ -67,7 +67,12 @@ export function applyInboxAction(message: Message, action: InboxAction, at: stri
       }
       next.cta = {
         ...next.cta,
-        action: { ...next.cta.action, status: action.type === 'complete' ? 'done' : 'pending', result: { ...next.cta.action?.result, type: action.actionType } },
+        action: {
+          ...next.cta.action,
+          status: action.type === 'complete' ? 'done' : 'pending',
+          // The legacy action route (`@novu/node` markMessageActionSeen) may store the click's payload with it.
+          result: { ...next.cta.action?.result, type: action.actionType, ...(action.payload !== undefined ? { payload: action.payload } : {}) },
+        },
       };
       break;
     }
@@ -103,6 +108,8 @@ export interface InboxFilter {
   /** Inclusive bounds on `createdAt`, ISO instants. */
   createdGte?: string;
   createdLte?: string;
+  /** The server-side v2 routes' `contextKeys`: the message's context keys are exactly this set (order-insensitive). */
+  contextKeys?: string[];
   /** The legacy widget's `feedIdentifier`: messages of any of these feeds (the in-app step's `feedIdentifier`). */
   feeds?: string[];
   /** The legacy widget's `payload`: a partial match on the trigger payload (see matchesPayloadFilter). */

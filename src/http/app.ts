@@ -32,6 +32,7 @@ import { topicsRoutes } from './routes/topics.js';
 import { eventsRoutes } from './routes/events.js';
 import { bridgeRoutes } from './routes/bridge.js';
 import { inboxRoutes } from './routes/inbox.js';
+import { subscriberNotificationsRoutes } from './routes/subscriber-notifications.js';
 import { dashboardPlugin } from './dashboard.js';
 import { dashboardAuthRoutes } from './routes/dashboard-auth.js';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
@@ -180,6 +181,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   await app.register(eventsRoutes, { deps });
   await app.register(bridgeRoutes, { deps });
   await app.register(inboxRoutes, { deps });
+  await app.register(subscriberNotificationsRoutes, { deps });
   await app.register(dashboardAuthRoutes, { deps });
   await app.register(dashboardAdminRoutes, { deps });
   await app.register(dashboardActivityRoutes, { deps });

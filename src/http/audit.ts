@@ -63,6 +63,9 @@ export const AUDITED_OPERATIONS: Record<string, AuditRule> = {
   'POST /v1/topics/:topicKey/subscribers/removal': { action: 'topic.subscriptions_deleted', target: { type: 'topic', param: 'topicKey' } },
   'DELETE /v1/messages/:messageId': { action: 'message.deleted', target: { type: 'message', param: 'messageId' } },
   'DELETE /v1/messages/transaction/:transactionId': { action: 'message.deleted', target: { type: 'transaction', param: 'transactionId' } },
+  // A server (API key) deleting a subscriber's in-app messages: an operator's action, unlike the same in the Inbox.
+  'DELETE /v2/subscribers/:subscriberId/notifications/:notificationId': { action: 'message.deleted', target: { type: 'message', param: 'notificationId' } },
+  'POST /v2/subscribers/:subscriberId/notifications/delete': { action: 'message.deleted', target: { type: 'subscriber', param: 'subscriberId' } },
   // Outbound webhook endpoints: where events go and the secret that signs them
   'POST /v2/webhooks/endpoints': { action: 'webhook_endpoint.created', target: { type: 'webhook_endpoint' } },
   'PATCH /v2/webhooks/endpoints/:id': { action: 'webhook_endpoint.updated', target: { type: 'webhook_endpoint', param: 'id' } },

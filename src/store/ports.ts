@@ -372,6 +372,16 @@ export interface TopicRepository {
   /** The topic's subscriptions of the given subscribers (internal ids), in id order. */
   findSubscriptions(environmentId: string, topicId: string, subscriberInternalIds: string[]): Promise<TopicSubscription[]>;
   countSubscriptions(environmentId: string, topicId: string): Promise<number>;
+  /**
+   * One subscriber's (internal id) subscriptions across topics with their topics, in id (creation) order or its
+   * reverse, after the cursor `afterId` (the last subscription `_id` of the previous page); `topicKey`: that topic only.
+   */
+  listSubscriberSubscriptions(
+    environmentId: string,
+    subscriberInternalId: string,
+    filter: { afterId?: string; limit: number; topicKey?: string; descending?: boolean },
+  ): Promise<Array<{ subscription: TopicSubscription; topic: Topic }>>;
+  countSubscriberSubscriptions(environmentId: string, subscriberInternalId: string, filter: { topicKey?: string }): Promise<number>;
 }
 
 // ---- triggers (the durable record of an accepted trigger; see schema.ts TriggersTable) ------------------

@@ -114,6 +114,21 @@ describe('Inbox read answers after each kind of write', () => {
     expect((await list(token)).data).toHaveLength(0);
   });
 
+  it('the v2 server-side notification routes (one action, a bulk action, a delete) show at once', async () => {
+    const token = await session('fresh-v2');
+    await trigger('fresh-v2', 1);
+    await trigger('fresh-v2', 2);
+    const [newest, older] = (await list(token)).data;
+    expect(await unread(token)).toBe(2);
+    expect((await server.request('PATCH', `/v2/subscribers/fresh-v2/notifications/${newest.id}/read`)).status).toBe(200);
+    expect((await list(token)).data.map((n) => n.isRead)).toEqual([true, false]);
+    expect(await unread(token)).toBe(1);
+    expect((await server.request('POST', '/v2/subscribers/fresh-v2/notifications/read', { body: {} })).status).toBe(204);
+    expect(await unread(token)).toBe(0);
+    expect((await server.request('DELETE', `/v2/subscribers/fresh-v2/notifications/${older.id}`)).status).toBe(204);
+    expect((await list(token)).data.map((n) => n.id)).toEqual([newest.id]);
+  });
+
   it("the subscriber's profile, changed through the v2 PATCH, the v1 PUT, the session and a trigger, shows at once", async () => {
     const token = await session('fresh-profile', { firstName: 'Ada' });
     await trigger('fresh-profile', 1);

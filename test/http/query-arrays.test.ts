@@ -78,6 +78,8 @@ describe('array query parameters on real routes', () => {
     { path: '/v1/notifications', name: 'subscriberIds', values: () => ['qa-sub-1', 'qa-sub-2'], single: () => 'qa-sub-0', expected: [1, 2], expectedSingle: [0, 3] },
     { path: '/v1/notifications', name: 'severity', values: () => ['high', 'medium'], single: () => 'low', expected: [1, 3], expectedSingle: [0, 2] },
     { path: '/v1/notifications', name: 'contextKeys', values: () => ['tenant:acme', 'team:red'], single: () => 'tenant:globex', expected: [1], expectedSingle: [3] },
+    { path: '/v2/subscribers/qa-sub-0/notifications', name: 'severity', values: () => ['high', 'medium'], single: () => 'low', expected: [3], expectedSingle: [0] },
+    { path: '/v2/subscribers/qa-sub-1/notifications', name: 'contextKeys', values: () => ['team:red', 'tenant:acme'], single: () => 'team:red', expected: [1], expectedSingle: [] },
   ];
 
   for (const c of cases) {

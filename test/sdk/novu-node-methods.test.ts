@@ -36,7 +36,7 @@ const SERVED_ELSEWHERE = {
 /** Served by the subscriber-preferences routes (test/sdk/novu-node-preferences.test.ts). */
 const PREFERENCES = ['getPreference', 'getGlobalPreference', 'getPreferenceByLevel', 'updatePreference', 'updateGlobalPreference'];
 const SERVED_HERE = {
-  subscribers: ['setCredentials', 'unsetCredentials', 'deleteCredentials', 'updateOnlineStatus'],
+  subscribers: ['setCredentials', 'unsetCredentials', 'deleteCredentials', 'updateOnlineStatus', 'markMessageActionSeen'],
   integrations: ['getAll', 'getActive', 'create', 'update', 'setIntegrationAsPrimary', 'delete'],
   events: ['trigger', 'bulkTrigger', 'broadcast', 'cancel'],
   messages: ['deleteById'],
@@ -89,7 +89,6 @@ const NOT_SERVED: Record<string, Record<string, (n: Novu) => Promise<unknown>>> 
     getMembers: (n) => n.organizations.getMembers(),
     updateBranding: (n) => n.organizations.updateBranding({} as never),
   },
-  subscribers: { markMessageActionSeen: (n) => n.subscribers.markMessageActionSeen('s', 'm', 'primary' as never, { status: 'done' } as never) },
   tenants: {
     create: (n) => n.tenants.create('x', { name: 'x' }),
     update: (n) => n.tenants.update('x', {}),
@@ -153,6 +152,34 @@ describe('@novu/node: every method accounted for', () => {
     expect(await read()).toMatchObject({ isOnline: false });
     await novu.subscribers.updateOnlineStatus('node-creds', true);
     expect((await read()).isOnline).toBe(true);
+  });
+
+  it('markMessageActionSeen completes or reverts an in-app button, keeping the payload', async () => {
+    await server.request('POST', '/v1/integrations', { body: { providerId: 'novu', channel: 'in_app', active: true } });
+    await server.request('POST', '/v2/workflows', {
+      body: { workflowId: 'node-buttons', name: 'Buttons', active: true, steps: [{ name: 'inbox', type: 'in_app', controlValues: { body: 'pay?', primaryAction: { label: 'Pay' } } }] },
+    });
+    await novu.subscribers.identify('node-clicker', {});
+    await novu.trigger('node-buttons', { to: { subscriberId: 'node-clicker' }, payload: {} });
+    const read = async () => (await server.request('GET', '/v1/messages?subscriberId=node-clicker&channel=in_app')).body.data[0];
+    const deadline = Date.now() + 10_000;
+    while (!(await read()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const message = await read();
+    expect(message.cta.action).toMatchObject({ status: 'pending' });
+
+    const done = await novu.subscribers.markMessageActionSeen('node-clicker', message._id, 'primary' as never, { status: 'done', payload: { amount: 5 } } as never);
+    expect(done.status).toBe(201);
+    expect(done.data.data.cta.action).toMatchObject({ status: 'done', result: { type: 'primary', payload: { amount: 5 } } });
+    expect((await read()).cta.action).toMatchObject({ status: 'done', result: { type: 'primary', payload: { amount: 5 } } });
+    await novu.subscribers.markMessageActionSeen('node-clicker', message._id, 'primary' as never, { status: 'pending' } as never);
+    expect((await read()).cta.action.status).toBe('pending');
+    // No secondary button, another subscriber, an unknown message: refused, nothing changed.
+    expect(await statusOf(() => novu.subscribers.markMessageActionSeen('node-clicker', message._id, 'secondary' as never, { status: 'done' } as never))).toBe(400);
+    await novu.subscribers.identify('node-stranger', {});
+    expect(await statusOf(() => novu.subscribers.markMessageActionSeen('node-stranger', message._id, 'primary' as never, { status: 'done' } as never))).toBe(404);
+    expect(await statusOf(() => novu.subscribers.markMessageActionSeen('node-clicker', '0123456789abcdef01234567', 'primary' as never, { status: 'done' } as never))).toBe(404);
+    expect(await statusOf(() => novu.subscribers.markMessageActionSeen('node-clicker', message._id, 'primary' as never, { status: 'clicked' } as never))).toBe(400);
+    expect((await read()).cta.action.status).toBe('pending');
   });
 
   it('environments: the current one and the organization\'s', async () => {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../usecases/deps.js';
 import { getCurrentEnvironment, listEnvironments } from '../../usecases/environments/list-environments.js';
+import { getEnvironmentTags } from '../../usecases/environments/get-environment-tags.js';
 import { callerOf } from '../auth.js';
 import { commonErrorResponses, DataEnvelope, IdempotencyHeaders } from '../schemas/common.js';
 import { EnvironmentResponse, toEnvironmentResponse } from '../schemas/environment.js';
@@ -33,5 +34,21 @@ export const environmentsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       },
     },
     async (request) => ({ data: (await listEnvironments(deps, callerOf(request))).map(toEnvironmentResponse) }),
+  );
+
+  app.get(
+    '/v2/environments/:environmentId/tags',
+    {
+      schema: {
+        tags,
+        summary: "The tags of the environment's workflows, once each (the caller's environment, by _id or identifier)",
+        params: Type.Object({ environmentId: Type.String() }),
+        headers: IdempotencyHeaders,
+        response: { 200: DataEnvelope(Type.Array(Type.Object({ name: Type.String() }))), ...commonErrorResponses },
+      },
+    },
+    async (request) => ({
+      data: (await getEnvironmentTags(deps, { caller: callerOf(request), environmentId: request.params.environmentId })).map((name) => ({ name })),
+    }),
   );
 };

@@ -9,6 +9,8 @@ import {
   MarkAllBody,
   MarkAsBody,
   MarkAsParams,
+  MessageActionBody,
+  MessageActionParams,
   MessageParams,
   MessageSchema,
   TransactionMessagesParams,
@@ -22,6 +24,7 @@ import { markAllMessagesAs } from '../../usecases/messages/mark-all-messages-as.
 import { deleteMessage } from '../../usecases/messages/delete-message.js';
 import { listMessages } from '../../usecases/messages/list-messages.js';
 import { markMessagesAs } from '../../usecases/messages/mark-messages-as.js';
+import { updateMessageAction } from '../../usecases/messages/update-message-action.js';
 
 const tags = ['Messages'];
 
@@ -123,6 +126,24 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; readers?: P
         ...(feedIdentifier !== undefined ? { feedIdentifiers: Array.isArray(feedIdentifier) ? feedIdentifier : [feedIdentifier] } : {}),
       });
       return reply.status(201).send({ data: changed });
+    },
+  );
+
+  app.post(
+    '/v1/subscribers/:subscriberId/messages/:messageId/actions/:type',
+    {
+      schema: {
+        tags,
+        summary: "Complete (status done) or revert (pending) a button of a subscriber's in-app message, keeping the click's payload",
+        params: MessageActionParams,
+        body: MessageActionBody,
+        headers: IdempotencyHeaders,
+        response: { 201: DataEnvelope(MessageSchema), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const message = await updateMessageAction(deps, { caller: callerOf(request), ...request.params, ...request.body });
+      return reply.status(201).send({ data: message });
     },
   );
 

@@ -5,6 +5,8 @@ import { addTopicSubscriptions } from '../../usecases/topics/add-topic-subscript
 import { deleteTopic } from '../../usecases/topics/delete-topic.js';
 import { getTopic } from '../../usecases/topics/get-topic.js';
 import { listTopicSubscriptions } from '../../usecases/topics/list-topic-subscriptions.js';
+import { listSubscriberSubscriptions } from '../../usecases/topics/list-subscriber-subscriptions.js';
+import { getTopicSubscription } from '../../usecases/topics/get-topic-subscription.js';
 import { listTopics } from '../../usecases/topics/list-topics.js';
 import { removeTopicSubscriptions } from '../../usecases/topics/remove-topic-subscriptions.js';
 import type { SubscriptionsOutcome } from '../../usecases/topics/subscription-outcome.js';
@@ -13,6 +15,11 @@ import { upsertTopic } from '../../usecases/topics/upsert-topic.js';
 import { callerOf } from '../auth.js';
 import { commonErrorResponses, DataEnvelope, IdempotencyHeaders } from '../schemas/common.js';
 import {
+  ListSubscriberSubscriptionsQuery,
+  SubscriberSubscriptionsParams,
+  SubscriptionDetailsResponse,
+  SubscriptionParams,
+  toSubscriptionDetailsResponse,
   ListSubscriptionsQuery,
   ListTopicsQuery,
   SubscriptionListResponse,
@@ -215,6 +222,52 @@ export const topicsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         limit,
         ...(after !== undefined ? { after } : {}),
         ...(subscriberId !== undefined ? { subscriberId } : {}),
+      });
+      return { data: page.data.map(toSubscriptionResponse), next: page.next, previous: null, totalCount: page.totalCount, totalCountCapped: false };
+    },
+  );
+
+  app.get(
+    '/v2/topics/:topicKey/subscriptions/:identifier',
+    {
+      schema: {
+        tags,
+        summary: 'One subscription of a topic, by its identifier (`<topicKey>:<subscriberId>`)',
+        params: SubscriptionParams,
+        headers: IdempotencyHeaders,
+        response: { 200: DataEnvelope(SubscriptionDetailsResponse), ...commonErrorResponses },
+      },
+    },
+    async (request) => ({
+      data: toSubscriptionDetailsResponse(
+        await getTopicSubscription(deps, { caller: callerOf(request), topicKey: request.params.topicKey, identifier: request.params.identifier }),
+      ),
+    }),
+  );
+
+  app.get(
+    '/v2/subscribers/:subscriberId/subscriptions',
+    {
+      schema: {
+        tags,
+        summary: "A subscriber's topic subscriptions (creation order, cursor paging)",
+        params: SubscriberSubscriptionsParams,
+        querystring: ListSubscriberSubscriptionsQuery,
+        headers: IdempotencyHeaders,
+        response: { 200: SubscriptionListResponse, ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { after, before, limit, orderDirection, key, contextKeys } = request.query;
+      const page = await listSubscriberSubscriptions(deps, {
+        caller: callerOf(request),
+        subscriberId: request.params.subscriberId,
+        limit,
+        ...(after !== undefined ? { after } : {}),
+        ...(before !== undefined ? { before } : {}),
+        ...(orderDirection !== undefined ? { orderDirection } : {}),
+        ...(key !== undefined ? { key } : {}),
+        ...(contextKeys !== undefined ? { contextKeys } : {}),
       });
       return { data: page.data.map(toSubscriptionResponse), next: page.next, previous: null, totalCount: page.totalCount, totalCountCapped: false };
     },

@@ -4,6 +4,7 @@ import type { Deps } from '../../usecases/deps.js';
 import { createWorkflow } from '../../usecases/workflows/create-workflow.js';
 import { deleteWorkflow } from '../../usecases/workflows/delete-workflow.js';
 import { getWorkflow } from '../../usecases/workflows/get-workflow.js';
+import { getWorkflowStep } from '../../usecases/workflows/get-workflow-step.js';
 import { listWorkflows } from '../../usecases/workflows/list-workflows.js';
 import { patchWorkflow } from '../../usecases/workflows/patch-workflow.js';
 import { updateWorkflow } from '../../usecases/workflows/update-workflow.js';
@@ -17,6 +18,9 @@ import {
   WorkflowListResponse,
   WorkflowParams,
   WorkflowResponse,
+  WorkflowStepParams,
+  StepResponse,
+  toStepResponse,
   toWorkflowListItem,
   toWorkflowResponse,
 } from '../schemas/workflow.js';
@@ -71,6 +75,23 @@ export const workflowsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async 
       },
     },
     async (request) => ({ data: toWorkflowResponse(await getWorkflow(deps, { caller: callerOf(request), workflowId: request.params.workflowId })) }),
+  );
+
+  app.get(
+    '/v2/workflows/:workflowId/steps/:stepId',
+    {
+      schema: {
+        tags,
+        summary: "One step of a workflow, by the step's stepId or `_id`",
+        params: WorkflowStepParams,
+        headers: IdempotencyHeaders,
+        response: { 200: DataEnvelope(StepResponse), ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { workflow, step } = await getWorkflowStep(deps, { caller: callerOf(request), ...request.params });
+      return { data: toStepResponse(step, workflow) };
+    },
   );
 
   app.put(

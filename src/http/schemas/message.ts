@@ -103,6 +103,16 @@ export type ListMessagesQuery = Static<typeof ListMessagesQuery>;
 /** Enough for any inbox action, and well inside the databases' bound-parameter limits. */
 export const MARK_AS_MAX_IDS = 1000;
 
+export const MessageActionParams = Type.Object({
+  subscriberId: Type.String(),
+  messageId: Type.String(),
+  type: StringEnum(['primary', 'secondary'] as const),
+});
+export const MessageActionBody = Type.Object({
+  status: StringEnum(['pending', 'done'] as const),
+  payload: Type.Optional(FreeObject),
+});
+
 export const MarkAsBody = Type.Object({
   // One schema with two types, not anyOf: the app's coercion would otherwise unwrap one-element arrays.
   messageId: Type.Unsafe<string | string[]>({

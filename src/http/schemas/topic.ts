@@ -51,6 +51,18 @@ export const ListSubscriptionsQuery = Type.Object({
   subscriberId: Type.Optional(Type.String()),
 });
 
+export const SubscriptionParams = Type.Object({ topicKey: Type.String(), identifier: Type.String() });
+export const SubscriberSubscriptionsParams = Type.Object({ subscriberId: Type.String() });
+
+export const ListSubscriberSubscriptionsQuery = Type.Object({
+  after: Type.Optional(Type.String({ description: 'Cursor: `next` of the previous page' })),
+  before: Type.Optional(Type.String({ description: 'not supported (400): page forwards with `after`' })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  orderDirection: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')], { description: 'creation order (default ASC)' })),
+  key: Type.Optional(Type.String({ description: 'only the subscription to this topic' })),
+  contextKeys: Type.Optional(Type.Array(Type.String(), { description: 'exact set; Herald subscriptions have none, so only an empty set matches' })),
+});
+
 // ---- responses ------------------------------------------------------------------------------------
 
 export const TopicResponse = Type.Object({
@@ -102,6 +114,9 @@ export const SubscriptionListResponse = Type.Object({
   totalCountCapped: Type.Boolean(),
 });
 
+/** SubscriptionDetailsResponseDto: Herald stores no per-subscription name or preferences, so neither is shown. */
+export const SubscriptionDetailsResponse = Type.Object({ id: Type.String(), identifier: Type.String() });
+
 export const TopicDeletedResponse = Type.Object({ acknowledged: Type.Boolean(), status: Type.String() });
 
 // ---- mapping -------------------------------------------------------------------------------------------
@@ -138,6 +153,10 @@ export function toSubscriptionResponse(view: SubscriptionView): Static<typeof Su
     createdAt: subscription.createdAt,
     updatedAt: subscription.createdAt,
   };
+}
+
+export function toSubscriptionDetailsResponse(view: SubscriptionView): Static<typeof SubscriptionDetailsResponse> {
+  return { id: view.subscription._id, identifier: `${view.subscription.topicKey}:${view.subscription.subscriberId}` };
 }
 
 /** The external subscriberIds of a body: `subscriptions` (strings or `{ subscriberId }`) and the deprecated `subscriberIds`. */

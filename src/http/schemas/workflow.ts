@@ -112,6 +112,10 @@ export const PatchWorkflowBody = Type.Object({
 });
 
 export const WorkflowParams = Type.Object({ workflowId: Type.String({ description: 'The workflow `_id` or its workflowId' }) });
+export const WorkflowStepParams = Type.Object({
+  workflowId: Type.String({ description: 'The workflow `_id` or its workflowId' }),
+  stepId: Type.String({ description: "The step's stepId or its `_id`" }),
+});
 
 export const ListWorkflowsQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200 })),
@@ -265,11 +269,16 @@ export function toWorkflowResponse(workflow: Workflow): WorkflowResponse {
     critical: workflow.critical,
     draft: workflow.draft,
     ...(workflow.data !== undefined ? { data: workflow.data } : {}),
-    steps: workflow.steps.map((step) => ({
-      ...toStepResponseFields(step, workflow),
-      ...(step.variants?.length ? { variants: step.variants.map((variant) => toStepResponseFields(variant, workflow)) } : {}),
-    })),
+    steps: workflow.steps.map((step) => toStepResponse(step, workflow)),
     lastPublishedAt: null,
+  };
+}
+
+/** GET /v2/workflows/{workflowId}/steps/{stepId}: one step as the workflow's `steps` show it. */
+export function toStepResponse(step: WorkflowStep, workflow: Workflow): Static<typeof StepResponse> {
+  return {
+    ...toStepResponseFields(step, workflow),
+    ...(step.variants?.length ? { variants: step.variants.map((variant) => toStepResponseFields(variant, workflow)) } : {}),
   };
 }
 

@@ -1124,6 +1124,7 @@ interface InboxShape {
   tagGroups: number[];
   createdGte: boolean;
   createdLte: boolean;
+  contextKeys: boolean;
 }
 
 function inboxShape(filter: InboxFilter, prefix: string, params: Record<string, unknown>): InboxShape {
@@ -1140,6 +1141,7 @@ function inboxShape(filter: InboxFilter, prefix: string, params: Record<string, 
   });
   if (filter.createdGte !== undefined) set('createdGte', filter.createdGte);
   if (filter.createdLte !== undefined) set('createdLte', filter.createdLte);
+  if (filter.contextKeys !== undefined) set('contextKeys', normalizeContextKeys(filter.contextKeys));
   const shape = {
     prefix,
     read: filter.read !== undefined,
@@ -1150,6 +1152,7 @@ function inboxShape(filter: InboxFilter, prefix: string, params: Record<string, 
     tagGroups,
     createdGte: filter.createdGte !== undefined,
     createdLte: filter.createdLte !== undefined,
+    contextKeys: filter.contextKeys !== undefined,
   };
   return { ...shape, key: JSON.stringify(shape) };
 }
@@ -1181,6 +1184,8 @@ function inboxConditions(eb: ExpressionBuilder<Database, 'messages'>, shape: Inb
   });
   if (shape.createdGte) conditions.push(eb('created_at', '>=', value('createdGte')));
   if (shape.createdLte) conditions.push(eb('created_at', '<=', value('createdLte')));
+  // Exact set, as /v1/messages filters; compared in the subscriber's own rows (inboxScope), so no index hint.
+  if (shape.contextKeys) conditions.push(eb('context_keys_norm', '=', value('contextKeys')));
   return conditions;
 }
 

@@ -162,6 +162,47 @@ export class SqlTopicRepository implements TopicRepository {
       .executeTakeFirstOrThrow();
     return Number(row.count);
   }
+
+  /** By the topic_subscriptions_subscriber index (environment_id, subscriber_id); the topic joined by its id. */
+  async listSubscriberSubscriptions(
+    environmentId: string,
+    subscriberInternalId: string,
+    filter: { afterId?: string; limit: number; topicKey?: string; descending?: boolean },
+  ): Promise<Array<{ subscription: TopicSubscription; topic: Topic }>> {
+    let query = this.db
+      .selectFrom('topic_subscriptions as s')
+      .innerJoin('topics as t', 't.id', 's.topic_id')
+      .selectAll('s')
+      .select(['t.organization_id as topic_organization_id', 't.name as topic_name', 't.created_at as topic_created_at', 't.updated_at as topic_updated_at'])
+      .where('s.environment_id', '=', environmentId)
+      .where('s.subscriber_id', '=', subscriberInternalId);
+    if (filter.topicKey !== undefined) query = query.where('s.topic_key', '=', filter.topicKey);
+    if (filter.afterId) query = query.where('s.id', filter.descending ? '<' : '>', filter.afterId);
+    const rows = await query.orderBy('s.id', filter.descending ? 'desc' : 'asc').limit(filter.limit).execute();
+    return rows.map((row) => ({
+      subscription: toSubscription(row),
+      topic: toTopic({
+        id: row.topic_id,
+        environment_id: row.environment_id,
+        organization_id: row.topic_organization_id,
+        key: row.topic_key,
+        name: row.topic_name,
+        created_at: row.topic_created_at,
+        updated_at: row.topic_updated_at,
+      }),
+    }));
+  }
+
+  async countSubscriberSubscriptions(environmentId: string, subscriberInternalId: string, filter: { topicKey?: string }): Promise<number> {
+    let query = this.db
+      .selectFrom('topic_subscriptions')
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .where('environment_id', '=', environmentId)
+      .where('subscriber_id', '=', subscriberInternalId);
+    if (filter.topicKey !== undefined) query = query.where('topic_key', '=', filter.topicKey);
+    const row = await query.executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
 }
 
 function toTopic(row: Selectable<TopicsTable>): Topic {

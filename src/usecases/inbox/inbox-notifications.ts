@@ -2,6 +2,7 @@ import { isoNow } from '../../domain/clock.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { applyInboxAction, validateSnoozeUntil, type InboxAction, type InboxFilter } from '../../domain/inbox.js';
 import { isRecordId } from '../../domain/ids.js';
+import { normalizeContextKeys } from '../../domain/context-keys.js';
 import type { Message, SubscriberCaller } from '../../domain/types.js';
 import { dedupeKeys, JOB_NAMES, type EndSnoozePayload } from '../../queue/jobs.js';
 import type { InboxCursor, Store } from '../../store/ports.js';
@@ -48,7 +49,7 @@ export async function countInboxNotifications(deps: Pick<Deps, 'store'>, input: 
 export type InboxActionInput = Exclude<InboxAction, { type: 'snooze' }> | { type: 'snooze'; until: string };
 
 /** One notification's action (read, unread, seen, archive, unarchive, snooze, unsnooze, complete, revert). */
-export async function updateInboxNotification(deps: Deps, input: { caller: SubscriberCaller; id: string; action: InboxActionInput }): Promise<Message> {
+export async function updateInboxNotification(deps: Deps, input: { caller: SubscriberCaller; id: string; action: InboxActionInput; contextKeys?: string[] }): Promise<Message> {
   const { caller } = input;
   const now = deps.clock.now();
   const action: InboxAction =
@@ -56,7 +57,7 @@ export async function updateInboxNotification(deps: Deps, input: { caller: Subsc
       ? { type: 'snooze', until: validateSnoozeUntil(input.action.until, now, deps.config.inbox.maxSnoozeDurationHours) }
       : input.action;
   const updated = await deps.store.transaction(async (store) => {
-    const message = await findOwn(store, caller, input.id);
+    const message = await findOwn(store, caller, input.id, input.contextKeys);
     const next = applyInboxAction(message, action, new Date(now).toISOString());
     if (!(await store.messages.saveInboxState(next))) throw notificationNotFound(input.id);
     const type = messageActionEventType(action.type);
@@ -79,6 +80,8 @@ export interface BulkInboxInput {
   data?: Record<string, unknown>;
   /** Only messages of these feeds (the legacy widget's `feedId`). */
   feeds?: string[];
+  /** Only messages whose context keys are exactly these (the server-side v2 routes). */
+  contextKeys?: string[];
 }
 
 /** The bulk POSTs: applies the action to every matching notification of the caller; returns how many changed. */
@@ -89,9 +92,9 @@ export async function updateInboxNotifications(deps: Deps, input: BulkInboxInput
   if (input.ids !== undefined) {
     const ids = input.ids.filter(isRecordId);
     const messages = ids.length ? await deps.store.messages.findInAppForSubscriber(caller.environmentId, caller.subscriberRecordId, ids) : [];
-    for (const message of messages) if (await applyBulk(deps.store, caller, input.action, message, at)) changed++;
+    for (const message of messages) if (inContext(message, input.contextKeys) && (await applyBulk(deps.store, caller, input.action, message, at))) changed++;
   } else {
-    const base = { tags: input.tags, data: input.data, feeds: input.feeds };
+    const base = { tags: input.tags, data: input.data, feeds: input.feeds, contextKeys: input.contextKeys };
     const filter: InboxFilter = {
       seen: { ...base, seen: false },
       read: { ...base, read: false },
@@ -130,8 +133,8 @@ async function applyBulk(store: Store, caller: SubscriberCaller, action: BulkInb
 }
 
 /** DELETE /v1/inbox/notifications/:id/delete: a soft delete, as the server-side delete-message. */
-export async function deleteInboxNotification(deps: Deps, input: { caller: SubscriberCaller; id: string }): Promise<void> {
-  const message = await findOwn(deps.store, input.caller, input.id);
+export async function deleteInboxNotification(deps: Deps, input: { caller: SubscriberCaller; id: string; contextKeys?: string[] }): Promise<void> {
+  const message = await findOwn(deps.store, input.caller, input.id, input.contextKeys);
   const at = isoNow(deps.clock);
   const deleted = await withDomainEvents(deps.store, input.caller.environmentId, async (tx, events) => {
     if (!(await tx.messages.softDelete(input.caller.environmentId, message._id, at))) return false;
@@ -176,10 +179,15 @@ async function scheduleSnoozeEnd(deps: Deps, message: Message): Promise<void> {
   });
 }
 
-async function findOwn(store: Store, caller: SubscriberCaller, id: string): Promise<Message> {
+/** The caller's in-app message `id`; with `contextKeys`, only if its context keys are exactly those (else 404). */
+async function findOwn(store: Store, caller: SubscriberCaller, id: string, contextKeys?: string[]): Promise<Message> {
   const [message] = isRecordId(id) ? await store.messages.findInAppForSubscriber(caller.environmentId, caller.subscriberRecordId, [id]) : [];
-  if (!message) throw notificationNotFound(id);
+  if (!message || !inContext(message, contextKeys)) throw notificationNotFound(id);
   return message;
+}
+
+function inContext(message: Message, contextKeys: string[] | undefined): boolean {
+  return contextKeys === undefined || normalizeContextKeys(message.contextKeys) === normalizeContextKeys(contextKeys);
 }
 
 function notificationNotFound(id: string): NotFoundError {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchesDataFilter, type InboxFilter } from '../../../src/domain/inbox.js';
+import { normalizeContextKeys } from '../../../src/domain/context-keys.js';
 import { newId } from '../../../src/domain/ids.js';
 import type { Message, Severity, Subscriber } from '../../../src/domain/types.js';
 import type { Store } from '../../../src/store/ports.js';
@@ -21,6 +22,7 @@ const implementations: Array<{ name: string; available: boolean; open: () => Pro
 ];
 
 const SEVERITY_CYCLE: Severity[] = ['high', 'medium', 'low', 'none'];
+const CONTEXT_CYCLE: Array<string[] | undefined> = [['tenant:acme'], ['tenant:acme', 'team:red'], undefined];
 const TAG_CYCLE = [['billing'], ['billing', 'security'], [], ['security'], ['100%_off']];
 
 /** What the Inbox filter means, message by message (the SQL must agree). */
@@ -34,6 +36,7 @@ function matches(message: Message, filter: InboxFilter): boolean {
   for (const group of filter.tags ?? []) if (!group.some((tag) => (message.tags ?? []).includes(tag))) return false;
   if (filter.createdGte !== undefined && message.createdAt < filter.createdGte) return false;
   if (filter.createdLte !== undefined && message.createdAt > filter.createdLte) return false;
+  if (filter.contextKeys !== undefined && normalizeContextKeys(message.contextKeys) !== normalizeContextKeys(filter.contextKeys)) return false;
   return filter.data === undefined || matchesDataFilter(message.data, filter.data);
 }
 
@@ -66,6 +69,7 @@ for (const implementation of implementations) {
             severity: SEVERITY_CYCLE[index % 4],
             tags: TAG_CYCLE[index % 5],
             data: { kind: index % 2 ? 'odd' : 'even', n: index },
+            ...(CONTEXT_CYCLE[index % 3] ? { contextKeys: CONTEXT_CYCLE[index % 3] } : {}),
           } as Partial<Message>),
         });
         messages.push(message);
@@ -100,6 +104,10 @@ for (const implementation of implementations) {
       { data: { kind: 'odd' } },
       { data: { kind: 'even' }, read: false },
       { data: { n: 1000 } },
+      { contextKeys: ['tenant:acme'] },
+      { contextKeys: ['team:red', 'tenant:acme'], read: false },
+      { contextKeys: [] },
+      { contextKeys: ['tenant:globex'] },
     ];
 
     it('counts each filter, alone and together in one call, as the reference does', async () => {
