@@ -13,6 +13,10 @@ export class LocalRateLimitStore implements RateLimitStore {
   private readonly windows = new Map<string, Map<string, number>>();
 
   async hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number> {
+    return this.hitNow(environmentId, category, windowStart, windowSeconds);
+  }
+
+  hitNow(environmentId: string, category: string, windowStart: string, windowSeconds: number): number {
     let counts = this.windows.get(windowStart);
     if (!counts) {
       this.pruneBefore(Date.parse(windowStart) - windowSeconds * 1000);
