@@ -14,12 +14,11 @@ export function rateLimitCategory(method: string, path: string): RateLimitCatego
 }
 
 function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
-  void reply.headers({
-    'ratelimit-limit': String(state.limit),
-    'ratelimit-remaining': String(state.remaining),
-    'ratelimit-reset': String(state.resetSeconds),
-    'ratelimit-policy': state.policy,
-  });
+  // One call per header: reply.headers() would take an object made for it and walk its keys, on every request.
+  void reply.header('ratelimit-limit', String(state.limit));
+  void reply.header('ratelimit-remaining', String(state.remaining));
+  void reply.header('ratelimit-reset', String(state.resetSeconds));
+  void reply.header('ratelimit-policy', state.policy);
 }
 
 /**
