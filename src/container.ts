@@ -92,14 +92,14 @@ export function loadMasterKey(config: Config): Buffer {
   return key;
 }
 
-export function createLogger(config: Config): Logger {
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination?: pino.DestinationStream): Logger {
   const options = {
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', '*.credentials', '*.secretKey', '*.apiKey', '*.password'], censor: '[redacted]' },
   };
   // Readable lines at a terminal or with HERALD_LOG_FORMAT=pretty (logging.ts); JSON lines otherwise, gathered into
-  // few writes under load (gatheredStdoutLines).
-  return pino(options, usePrettyLogs(config.logFormat) ? prettyDestination() : gatheredStdoutLines()) as unknown as Logger;
+  // few writes under load (gatheredStdoutLines). Tests pass their own destination.
+  return pino(options, destination ?? (usePrettyLogs(config.logFormat) ? prettyDestination() : gatheredStdoutLines())) as unknown as Logger;
 }
 
 /** The configured database alone: PostgreSQL when DATABASE_URL is set, else the embedded SQLite file. */

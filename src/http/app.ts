@@ -18,6 +18,8 @@ import { auditPlugin } from './audit.js';
 import { idempotencyPlugin } from './idempotency.js';
 import { readGathering } from './read-gathering.js';
 import { rateLimitPlugin } from './rate-limit.js';
+import { lazyRequestLogger } from './request-logger.js';
+import { pathOf, requestLineWriter } from './request-line.js';
 import { healthRoutes } from './routes/health.js';
 import { lifecycleGate, type Lifecycle } from './lifecycle.js';
 import { integrationsRoutes } from './routes/integrations.js';
@@ -75,6 +77,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   const app = Fastify({
     ...loggerOptions(options.logger),
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made at its first line (request-logger.ts): the request line is written without it, and most
+    // requests log nothing else.
+    childLoggerFactory: lazyRequestLogger,
     // A URL fastify cannot decode (`/%zz`) never reaches the error handler: answer it in the same shape.
     frameworkErrors: (_error, request, reply: FastifyReply) => void reply.status(400).send(errorBody(request, 400, ['url is not a valid URL'])),
     bodyLimit: deps.config.bodyLimitBytes,
@@ -102,8 +107,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   parseEmptyJsonBodyAs(app, {});
   if (options.lifecycle) app.addHook('onRequest', lifecycleGate(options.lifecycle));
   // Before any route: the trigger, workflow and bridge-sync routes read larger bodies, as Novu's do (body-limits.ts).
+  // A route's own log level applies to its request's child logger: the request line of such a route goes through it.
+  let routeLogLevels = false;
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= routeBodyLimit(route.url, deps.config);
+    if (route.logLevel) routeLogLevels = true;
   });
   app.addSchema(ErrorBody);
   registerErrorHandler(app);
@@ -115,10 +123,14 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}): Promi
   // every request). Synchronous, as are the other app-wide hooks whenever they have nothing to wait for: an async hook
   // costs a promise on every request.
   const recordRequest = httpRequestRecorder(deps);
+  // The line's bytes put together directly when the logger allows it (request-line.ts), else written through pino.
+  const writeRequestLine = requestLineWriter(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     const ms = reply.elapsedTime;
     recordRequest?.(request, reply.statusCode, ms);
-    request.log.info({ method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(ms) }, 'request');
+    const path = pathOf(request.url);
+    if (writeRequestLine && !routeLogLevels) writeRequestLine(request.id, request.method, path, reply.statusCode, Math.round(ms));
+    else request.log.info({ method: request.method, url: path, statusCode: reply.statusCode, ms: Math.round(ms) }, 'request');
     done();
   });
 

@@ -3,7 +3,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fast
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.js';
 import type { Caller, SubscriberCaller } from '../domain/types.js';
 import type { Deps } from '../usecases/deps.js';
-import { authenticateCaller } from '../usecases/auth/authenticate-caller.js';
+import { authenticateCaller, recallApiKeyCaller } from '../usecases/auth/authenticate-caller.js';
 import { authenticateDashboardSession, type DashboardSession } from '../usecases/dashboard/authenticate-dashboard-session.js';
 import { sameToken } from '../usecases/dashboard/opaque-tokens.js';
 import { sessionCookieOf } from './session-cookie.js';
@@ -45,10 +45,20 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const authPlugin = fp(async (app: FastifyInstance, opts: { deps: Deps }) => {
   app.decorateRequest('caller', undefined);
   app.decorateRequest('dashboardSession', undefined);
-  // Synchronous for public routes; the others wait for their caller.
+  // Synchronous for public routes and for an API key this process has cached (no promise on the hot path); the
+  // others wait for their caller.
   app.addHook('onRequest', (request, _reply, done) => {
     const config = request.routeOptions.config ?? {};
     if (config.public || isDocsPath(request.url)) return done();
+    const recalled = recallApiKeyCaller(opts.deps, request.headers.authorization);
+    if (recalled) {
+      try {
+        admit(request, config, recalled);
+      } catch (error) {
+        return done(error as Error);
+      }
+      return done();
+    }
     authenticate(opts.deps, request, config).then(() => done(), done);
   });
 });
@@ -72,7 +82,12 @@ async function authenticate(deps: Deps, request: FastifyRequest, config: Fastify
     request.dashboardSession = { ...session, sessionToken };
     return;
   }
-  const caller = await authenticateCaller(deps, request.headers.authorization);
+  admit(request, config, await authenticateCaller(deps, request.headers.authorization));
+}
+
+/** Whether a caller from the Authorization header may call this route; sets it on the request if so. */
+function admit(request: FastifyRequest, config: FastifyContextConfig, caller: Caller): void {
+  const inboxRoute = config.subscriber === true;
   if (inboxRoute && caller.kind !== 'subscriber') {
     throw new UnauthorizedError('Inbox routes take a subscriber session token from POST /v1/inbox/session (widget routes: POST /v1/widgets/session/initialize)');
   }

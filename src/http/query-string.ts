@@ -8,9 +8,22 @@
  * Brackets are folded into the plain name here, so schemas only ever see `a`. Other keys pass through unchanged.
  */
 const BRACKETED = /^(.+?)\[(\d*)\]$/;
+/** What only URLSearchParams reads right: a percent escape, a `+` (a space), a bracket, a leading `?` (it drops it). */
+const PLAIN_NEEDS_DECODING = /[%+[?]/;
 
 export function parseQueryString(query: string): Record<string, string | string[]> {
   const parsed: Record<string, string | string[]> = Object.create(null);
+  // Nothing to decode and no bracket (every list page's query): the pairs as they are, as URLSearchParams would give
+  // them, without its object and its decoding pass (~1 % of a list request's CPU).
+  if (!PLAIN_NEEDS_DECODING.test(query)) {
+    for (const pair of query.split('&')) {
+      if (pair === '') continue;
+      const equals = pair.indexOf('=');
+      if (equals === -1) append(parsed, pair, '');
+      else append(parsed, pair.slice(0, equals), pair.slice(equals + 1));
+    }
+    return parsed;
+  }
   const indexed = new Map<string, Array<{ index: number; value: string }>>();
   for (const [rawKey, value] of new URLSearchParams(query)) {
     const match = BRACKETED.exec(rawKey);

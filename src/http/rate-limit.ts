@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
 import type { Deps } from '../usecases/deps.js';
-import { checkRateLimit, RateLimitExceeded, type RateLimitCategory, type RateLimitState } from '../usecases/requests/check-rate-limit.js';
+import { checkRateLimit, checkRateLimitNow, RateLimitExceeded, type RateLimitCategory, type RateLimitState } from '../usecases/requests/check-rate-limit.js';
 
 const CONFIGURATION_PATH = /^\/v\d+\/(integrations|workflows|topics)(\/|$)/;
 const MUTATING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -14,12 +14,11 @@ export function rateLimitCategory(method: string, path: string): RateLimitCatego
 }
 
 function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
-  void reply.headers({
-    'ratelimit-limit': String(state.limit),
-    'ratelimit-remaining': String(state.remaining),
-    'ratelimit-reset': String(state.resetSeconds),
-    'ratelimit-policy': state.policy,
-  });
+  // One call per header: reply.headers() would take an object made for it and walk its keys, on every request.
+  void reply.header('ratelimit-limit', String(state.limit));
+  void reply.header('ratelimit-remaining', String(state.remaining));
+  void reply.header('ratelimit-reset', String(state.resetSeconds));
+  void reply.header('ratelimit-policy', state.policy);
 }
 
 /**
@@ -37,15 +36,32 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { deps: Dep
       throw error;
     }
   };
-  // Synchronous for public routes (no caller: nothing to count); a counted request waits for its limit.
+  // Counted in this process's memory (embedded): answered without a promise.
+  const limitNow = opts.deps.rateLimits.hitNow
+    ? (reply: FastifyReply, environmentId: string, category: RateLimitCategory) => {
+        try {
+          setRateLimitHeaders(reply, checkRateLimitNow(opts.deps, { environmentId, category })!);
+        } catch (error) {
+          if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
+          throw error;
+        }
+      }
+    : undefined;
+  // Synchronous for public routes (no caller: nothing to count) and where the count is in memory; otherwise a
+  // counted request waits for its limit.
   app.addHook('onRequest', (request, reply, done) => {
     if (!request.caller) return done();
     // Inbox callers are counted per subscriber, so one busy browser cannot use up its environment's limit.
-    const counted =
-      request.caller.kind === 'subscriber'
-        ? limit(reply, `subscriber:${request.caller.subscriberRecordId}`, 'inbox')
-        : limit(reply, request.caller.environmentId, rateLimitCategory(request.method, request.routeOptions.url ?? request.url.split('?')[0]));
-    counted.then(() => done(), done);
+    const caller = request.caller;
+    const counter = caller.kind === 'subscriber' ? `subscriber:${caller.subscriberRecordId}` : caller.environmentId;
+    const category = caller.kind === 'subscriber' ? 'inbox' : rateLimitCategory(request.method, request.routeOptions.url ?? request.url.split('?')[0]!);
+    if (!limitNow) return void limit(reply, counter, category).then(() => done(), done);
+    try {
+      limitNow(reply, counter, category);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
   // The Inbox session route is public: it is counted per application identifier, read from the validated body. Its
   // hook is attached to that route alone.

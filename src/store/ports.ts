@@ -473,6 +473,11 @@ export interface IdempotencyStore {
 export interface RateLimitStore {
   /** Adds one hit to the counter of (environment, category, window) and returns the count after it. */
   hit(environmentId: string, category: string, windowStart: string, windowSeconds: number): Promise<number>;
+  /**
+   * Present on a store that counts in this process's memory: the same hit as `hit`, its count answered without a
+   * promise (the embedded server counts every request; a promise per request is a cost of its own).
+   */
+  hitNow?(environmentId: string, category: string, windowStart: string, windowSeconds: number): number;
 }
 
 // ---- dashboard: users, sessions, one-time links, secret-key management, audit log ----------------------

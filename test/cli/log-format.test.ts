@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { formatBanner, formatLogLine, usePrettyLogs } from '../../src/logging.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { formatBanner, formatLogLine, GatheredLines, usePrettyLogs } from '../../src/logging.js';
 import { startHerald, type HeraldProcess } from '../helpers/herald-process.js';
 
 /**
@@ -141,5 +141,49 @@ describe('JSON log lines under load', () => {
     const writes = Number(/writes (\d+)/.exec(stderr)?.[1]);
     expect(writes).toBeGreaterThan(0);
     expect(writes).toBeLessThan(10);
+  });
+});
+
+describe('GatheredLines', () => {
+  function recording() {
+    const writes: string[] = [];
+    const out = { write: (text: string) => void writes.push(text), flush: (callback?: () => void) => callback?.(), flushSync: () => undefined };
+    return { writes, out };
+  }
+
+  it('hands its lines on as one string, in order, once minLength characters are pending', () => {
+    const { writes, out } = recording();
+    const lines = new GatheredLines(out, 30, 60_000);
+    lines.write('{"n":1}\n');
+    lines.write('{"n":2}\n');
+    lines.write('{"n":3}\n');
+    expect(writes).toEqual([]);
+    lines.write('{"n":4}\n');
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n']);
+    lines.write('{"n":5}\n');
+    lines.flushSync();
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n', '{"n":5}\n']);
+    lines.flushSync();
+    expect(writes).toHaveLength(2);
+  });
+
+  it('hands on what is pending every period, and on flush', () => {
+    vi.useFakeTimers();
+    try {
+      const { writes, out } = recording();
+      const lines = new GatheredLines(out, 8_192, 50);
+      lines.write('a\n');
+      vi.advanceTimersByTime(49);
+      expect(writes).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(writes).toEqual(['a\n']);
+      lines.write('b\n');
+      const flushed = vi.fn();
+      lines.flush(flushed);
+      expect(writes).toEqual(['a\n', 'b\n']);
+      expect(flushed).toHaveBeenCalledOnce();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -19,6 +19,19 @@ describe('parseQueryString', () => {
     expect(parseQueryString('weird[x]=1&[]=2')).toEqual({ 'weird[x]': '1', '[]': '2' });
     expect(parseQueryString('')).toEqual({});
   });
+
+  it('reads a query with nothing to decode as URLSearchParams reads it (its path without URLSearchParams)', () => {
+    const viaUrlSearchParams = (query: string) => {
+      const parsed: Record<string, string | string[]> = {};
+      for (const [key, value] of new URLSearchParams(query)) {
+        const current = parsed[key];
+        parsed[key] = current === undefined ? value : [current, value].flat();
+      }
+      return parsed;
+    };
+    const queries = ['subscriberId=list-1&limit=10&page=0', 'a', 'a=', '=x', 'a=1&&b=2&', '&a=1=2', 'a=1&a=2&a=3', 'é=ü&x=y;z', '?a=1', 'a=%zz', 'a=b+c'];
+    for (const query of queries) expect({ ...parseQueryString(query) }, query).toEqual(viaUrlSearchParams(query));
+  });
 });
 
 type Encoding = (name: string, values: string[]) => string;

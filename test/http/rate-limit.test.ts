@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { expectErrorBody } from '../helpers/shape.js';
 import { rateLimitCategory } from '../../src/http/rate-limit.js';
-import { currentWindow } from '../../src/usecases/requests/check-rate-limit.js';
+import { checkRateLimit, checkRateLimitNow, currentWindow, RateLimitExceeded } from '../../src/usecases/requests/check-rate-limit.js';
+import { LocalRateLimitStore } from '../../src/store/local-rate-limit-store.js';
+import { loadConfig } from '../../src/config.js';
 import { SqlRateLimitStore } from '../../src/store/sql/rate-limit-store.js';
 
 /** Test-only routes, one per category, so the limits are tested without the resource routes. */
@@ -52,6 +54,21 @@ describe('rate limit categories', () => {
   it('computes the fixed window and the seconds left in it', () => {
     expect(currentWindow(Date.parse('2026-11-22T12:00:00.250Z'), 1)).toEqual({ windowStart: '2026-11-22T12:00:00.000Z', resetSeconds: 1 });
     expect(currentWindow(Date.parse('2026-11-22T12:00:42.500Z'), 60)).toEqual({ windowStart: '2026-11-22T12:00:00.000Z', resetSeconds: 18 });
+    // The window's text is kept between calls: a call in another window (or another window size) gets its own.
+    expect(currentWindow(Date.parse('2026-11-22T12:00:42.500Z'), 1).windowStart).toBe('2026-11-22T12:00:42.000Z');
+    expect(currentWindow(Date.parse('2026-11-22T12:00:43.001Z'), 1).windowStart).toBe('2026-11-22T12:00:43.000Z');
+    expect(currentWindow(Date.parse('2026-11-22T12:00:43.999Z'), 60).windowStart).toBe('2026-11-22T12:00:00.000Z');
+  });
+
+  it('counts in memory without a promise where the store can (checkRateLimitNow), the same count as checkRateLimit', async () => {
+    const rateLimits = new LocalRateLimitStore();
+    const deps = { config: { ...loadConfig({}), rateLimit: { ...loadConfig({}).rateLimit, global: 2 } }, clock: { now: () => Date.parse('2026-11-22T12:00:00.250Z') }, rateLimits };
+    const input = { environmentId: 'env', category: 'global' as const };
+    expect(checkRateLimitNow(deps, input)).toEqual({ limit: 2, remaining: 1, resetSeconds: 1, policy: '2;w=1;name="global"' });
+    expect(await checkRateLimit(deps, input)).toMatchObject({ remaining: 0 });
+    expect(() => checkRateLimitNow(deps, input)).toThrow(RateLimitExceeded);
+    // A store without an in-memory count (Redis, SQL) is left to checkRateLimit.
+    expect(checkRateLimitNow({ ...deps, rateLimits: { hit: rateLimits.hit.bind(rateLimits) } }, input)).toBeUndefined();
   });
 });
 

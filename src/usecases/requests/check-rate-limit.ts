@@ -27,11 +27,15 @@ export interface RateLimitState {
   policy: string;
 }
 
+/** The last window's start and its text: every request of a window asks for the same one. */
+let lastWindow = { startMs: NaN, text: '' };
+
 /** The start of the fixed window holding `nowMs`, and the seconds left in it (at least 1). */
 export function currentWindow(nowMs: number, windowSeconds: number): { windowStart: string; resetSeconds: number } {
   const windowMs = windowSeconds * 1000;
   const startMs = Math.floor(nowMs / windowMs) * windowMs;
-  return { windowStart: new Date(startMs).toISOString(), resetSeconds: Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000)) };
+  if (lastWindow.startMs !== startMs) lastWindow = { startMs, text: new Date(startMs).toISOString() };
+  return { windowStart: lastWindow.text, resetSeconds: Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000)) };
 }
 
 /**
@@ -42,14 +46,30 @@ export function currentWindow(nowMs: number, windowSeconds: number): { windowSta
 export async function checkRateLimit(deps: Pick<Deps, 'config' | 'clock' | 'rateLimits'>, input: CheckRateLimitInput): Promise<RateLimitState | undefined> {
   const settings = deps.config.rateLimit;
   if (!settings.enabled) return undefined;
-  const limit = limitOf(deps.config, input.category);
   const { windowStart, resetSeconds } = currentWindow(deps.clock.now(), settings.windowSeconds);
   const count = await deps.rateLimits.hit(input.environmentId, input.category, windowStart, settings.windowSeconds);
+  return stateAfter(deps.config, input.category, count, resetSeconds);
+}
+
+/**
+ * checkRateLimit without a promise, for a store that counts in memory (`RateLimitStore.hitNow`); undefined when the
+ * store has no such count (await checkRateLimit then) or limits are off.
+ */
+export function checkRateLimitNow(deps: Pick<Deps, 'config' | 'clock' | 'rateLimits'>, input: CheckRateLimitInput): RateLimitState | undefined {
+  const settings = deps.config.rateLimit;
+  if (!settings.enabled || !deps.rateLimits.hitNow) return undefined;
+  const { windowStart, resetSeconds } = currentWindow(deps.clock.now(), settings.windowSeconds);
+  const count = deps.rateLimits.hitNow(input.environmentId, input.category, windowStart, settings.windowSeconds);
+  return stateAfter(deps.config, input.category, count, resetSeconds);
+}
+
+function stateAfter(config: Deps['config'], category: RateLimitCategory, count: number, resetSeconds: number): RateLimitState {
+  const limit = limitOf(config, category);
   const state: RateLimitState = {
     limit,
     remaining: Math.max(0, limit - count),
     resetSeconds,
-    policy: `${limit};w=${settings.windowSeconds};name="${input.category}"`,
+    policy: `${limit};w=${config.rateLimit.windowSeconds};name="${category}"`,
   };
   if (count > limit) throw new RateLimitExceeded(state);
   return state;

@@ -4,7 +4,7 @@ import { authenticateCaller } from '../../../src/usecases/auth/authenticate-call
 import type { ApiKeyRecord } from '../../../src/store/ports.js';
 import type { Deps } from '../../../src/usecases/deps.js';
 import { LocalKeyRevocations } from '../../../src/store/local-key-revocations.js';
-import { forgetCachedApiKey } from '../../../src/usecases/auth/authenticate-caller.js';
+import { forgetCachedApiKey, recallApiKeyCaller } from '../../../src/usecases/auth/authenticate-caller.js';
 
 /** A store that knows one key and counts how often it is asked. */
 function storeWithKey(secretKey: string, environmentId: string) {
@@ -66,5 +66,45 @@ describe('authenticateCaller key cache', () => {
     await authenticateCaller(depsOf(store, 3, deaf), `ApiKey ${secret}`);
     await authenticateCaller(depsOf(store, 4, deaf), `ApiKey ${secret}`);
     expect(store.lookups).toBe(4);
+  });
+});
+
+describe('recallApiKeyCaller (the auth hook without a promise)', () => {
+  it('recalls a key authenticateCaller found, until it is revoked, expires or announcements could be missed', async () => {
+    const secret = 'sk_recalled_key';
+    const store = storeWithKey(secret, 'env-recalled');
+    const revocations = new LocalKeyRevocations();
+    revocations.onRevoked((keyHash) => forgetCachedApiKey(store, keyHash));
+    expect(recallApiKeyCaller(depsOf(store, 0, revocations), `ApiKey ${secret}`)).toBeUndefined();
+    await authenticateCaller(depsOf(store, 0, revocations), `ApiKey ${secret}`);
+    expect(recallApiKeyCaller(depsOf(store, 1, revocations), `ApiKey ${secret}`)).toEqual({
+      kind: 'apiKey',
+      environmentId: 'env-recalled',
+      organizationId: 'org',
+      actorId: 'key-of-env-recalled',
+    });
+    expect(recallApiKeyCaller(depsOf(store, 1, revocations), `ApiKey ${secret}x`)).toBeUndefined();
+    expect(recallApiKeyCaller(depsOf(store, 1, revocations), `Bearer ${secret}`)).toBeUndefined();
+    expect(recallApiKeyCaller(depsOf(store, 1, revocations), undefined)).toBeUndefined();
+    // Past the cache entry's 30 s: authenticateCaller asks the store again.
+    expect(recallApiKeyCaller(depsOf(store, 30_000, revocations), `ApiKey ${secret}`)).toBeUndefined();
+    const deaf = { listening: false, publish: async () => undefined, onRevoked: () => undefined, close: async () => undefined };
+    expect(recallApiKeyCaller(depsOf(store, 2, deaf), `ApiKey ${secret}`)).toBeUndefined();
+
+    await revocations.publish(hashApiKey(secret));
+    expect(recallApiKeyCaller(depsOf(store, 3, revocations), `ApiKey ${secret}`)).toBeUndefined();
+    // Found again (say the revocation was of another process's stale copy): recalled again, and gone with a clear.
+    await authenticateCaller(depsOf(store, 4, revocations), `ApiKey ${secret}`);
+    expect(recallApiKeyCaller(depsOf(store, 5, revocations), `ApiKey ${secret}`)?.environmentId).toBe('env-recalled');
+    forgetCachedApiKey(store, undefined);
+    expect(recallApiKeyCaller(depsOf(store, 6, revocations), `ApiKey ${secret}`)).toBeUndefined();
+  });
+
+  it('remembers no secret the store did not know', async () => {
+    const store = storeWithKey('sk_known', 'env');
+    await expect(authenticateCaller(depsOf(store), 'ApiKey sk_unknown')).rejects.toThrow('API Key not found');
+    await authenticateCaller(depsOf(store), 'ApiKey sk_known');
+    expect(recallApiKeyCaller(depsOf(store), 'ApiKey sk_unknown')).toBeUndefined();
+    expect(recallApiKeyCaller(depsOf(store), 'ApiKey sk_known')?.environmentId).toBe('env');
   });
 });
