@@ -20,23 +20,18 @@ const CACHE_MAX = 10_000;
 interface CachedKey {
   record: ApiKeyRecord;
   expiresAt: number;
-  hash: string;
 }
 /**
- * `byHash` is the cache, the only one a revocation edits. `bySecret` remembers which entry a presented secret hashed
- * to, so a known secret skips its SHA-256 (~2-6 µs a request); an entry it points to counts only while `byHash` still
- * holds that very entry, so a revocation (or a clear, or an expiry) takes effect for the secret as it does for the hash.
+ * Keyed by the key's SHA-256 only: the secrets themselves are never kept in memory beyond their request (a cache by
+ * secret would save the hash, ~2-6 µs a request, and put every live secret in a heap dump). A revocation edits this map.
  */
-interface KeyCache {
-  byHash: Map<string, CachedKey>;
-  bySecret: Map<string, CachedKey>;
-}
+type KeyCache = Map<string, CachedKey>;
 const keyCaches = new WeakMap<object, KeyCache>();
 
 function keyCacheOf(store: object): KeyCache {
   let cache = keyCaches.get(store);
   if (!cache) {
-    cache = { byHash: new Map(), bySecret: new Map() };
+    cache = new Map();
     keyCaches.set(store, cache);
   }
   return cache;
@@ -46,10 +41,8 @@ function keyCacheOf(store: object): KeyCache {
 export function forgetCachedApiKey(store: object, keyHash: string | undefined): void {
   const cache = keyCaches.get(store);
   if (!cache) return;
-  if (keyHash === undefined) {
-    cache.byHash.clear();
-    cache.bySecret.clear();
-  } else cache.byHash.delete(keyHash);
+  if (keyHash === undefined) cache.clear();
+  else cache.delete(keyHash);
 }
 
 /**
@@ -60,9 +53,11 @@ export function forgetCachedApiKey(store: object, keyHash: string | undefined): 
 export function recallApiKeyCaller(deps: Pick<Deps, 'store' | 'clock' | 'keyRevocations'>, authorization: string | undefined): Caller | undefined {
   if (authorization === undefined || !authorization.startsWith('ApiKey ') || !deps.keyRevocations.listening) return undefined;
   const cache = keyCaches.get(deps.store);
-  if (!cache) return undefined;
-  const cached = cache.bySecret.get(authorization.slice(7).trim());
-  if (!cached || cache.byHash.get(cached.hash) !== cached || cached.expiresAt <= deps.clock.now()) return undefined;
+  if (!cache || cache.size === 0) return undefined;
+  const secretKey = authorization.slice(7).trim();
+  if (!secretKey) return undefined;
+  const cached = cache.get(hashApiKey(secretKey));
+  if (!cached || cached.expiresAt <= deps.clock.now()) return undefined;
   return apiKeyCaller(cached.record);
 }
 
@@ -115,24 +110,12 @@ async function findKey(deps: Pick<Deps, 'store' | 'clock' | 'keyRevocations'>, s
   if (!deps.keyRevocations.listening) return deps.store.tenancy.findApiKeyByHash(hash);
   const now = deps.clock.now();
   const keyCache = keyCacheOf(deps.store);
-  const cached = keyCache.byHash.get(hash);
-  if (cached && cached.expiresAt > now) {
-    remember(keyCache, secretKey, cached);
-    return cached.record;
-  }
+  const cached = keyCache.get(hash);
+  if (cached && cached.expiresAt > now) return cached.record;
   const record = await deps.store.tenancy.findApiKeyByHash(hash);
   if (record) {
-    if (keyCache.byHash.size >= CACHE_MAX) keyCache.byHash.clear();
-    const entry = { record, expiresAt: now + CACHE_TTL_MS, hash };
-    keyCache.byHash.set(hash, entry);
-    remember(keyCache, secretKey, entry);
+    if (keyCache.size >= CACHE_MAX) keyCache.clear();
+    keyCache.set(hash, { record, expiresAt: now + CACHE_TTL_MS });
   }
   return record;
-}
-
-/** Only secrets of keys found are remembered, so presenting made-up keys cannot grow the map beyond CACHE_MAX. */
-function remember(cache: KeyCache, secretKey: string, entry: CachedKey): void {
-  if (cache.bySecret.get(secretKey) === entry) return;
-  if (cache.bySecret.size >= CACHE_MAX) cache.bySecret.clear();
-  cache.bySecret.set(secretKey, entry);
 }
