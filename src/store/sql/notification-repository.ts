@@ -795,6 +795,13 @@ function bucketsBelow(environmentId: string, below: string, floor: string | unde
  * by the page's own bound. The page's only upper bound is seek's (never above `before`), so the index range starts
  * there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
  * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
+ * Inside the anchor second, `marks` (notification_second_marks, migration 0044: every MARK_EVERY-th event of the
+ * second, newest first) moves the page's start down to the nearest mark above it, so the walk passes fewer than
+ * MARK_EVERY entries instead of the rest of the offset (a heap visit each without a visibility map: ~45 % of the
+ * page's PostgreSQL CPU at ~830 events a second, BENCHMARKS.md session 29). Marks are used only while the print of the
+ * second's notification_buckets rows (shard and xmin of each) is the one they were counted with: an insert, delete or
+ * move of an event of the second rewrites one of those rows in its own transaction. `made` counts them again
+ * (notification_second_marks_make, its own snapshot) when a page of a second has none that match; that page walks.
  */
 export function seekPage(
   p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
@@ -861,13 +868,12 @@ seek as (
   from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
   having (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
 ),
-shards as (
-  select string_agg(cast(shard as text) || ':' || cast(xmin as text), ',' order by shard) as print from notification_buckets
-  where environment_id = :env and bucket = (select second from seek)
-),
 marks as (
   select least((select skip from seek) / every, cardinality(created)) as j, every, created, ids from notification_second_marks
-  where environment_id = :env and bucket = (select second from seek) and print = (select print from shards)
+  where environment_id = :env and bucket = (select second from seek) and print = (
+    select string_agg(cast(shard as text) || ':' || cast(xmin as text), ',' order by shard) from notification_buckets
+    where environment_id = :env and bucket = (select second from seek)
+  )
 ),
 made as (
   select notification_second_marks_make(:env, second, upper, cast(:every as integer)) from seek
