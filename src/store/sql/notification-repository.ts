@@ -1095,7 +1095,7 @@ const KEEP_BATCH_MAX = 500;
  * committed write changes it: an insert or update leaves a row version whose xmin is a transaction that had not
  * committed when the rows were read (so that xmin was not in the print, or not as often), a delete leaves fewer rows.
  * No writer has to know about the texts (delivery reports, cancels, retention, hand-written SQL all invalidate them),
- * there are no locks, and the keeping needs no transaction (each kind is read by one statement, one
+ * there are no triggers or locks, and the keeping needs no transaction (each kind is read by one statement, one
  * snapshot). A stale text is never shown; it stays in the table until kept again or its event is deleted.
  */
 function eventPrint(eventXmin: string, jobXmins: string[], detailXmins: string[]): string {
@@ -1115,17 +1115,13 @@ const PAGE_ROW_COLUMNS = [
 ] as const;
 
 /**
- * PostgreSQL: the rows of a page (`page`: its ids) with each event's kept text where it is usable, in which case
+ * PostgreSQL: the rows of a page (`page`: its ids) with each event's kept text where its print matches, in which case
  * only its id and text are sent: every other column is null (the page writes the text as it is), so PostgreSQL writes
  * and `herald api` decodes two fields of the row, not sixteen. The print's reads run only for an event with a text.
  * `offset 0` keeps the lateral a probe of the primary key per row: flattened, PostgreSQL hashed the whole table of
  * texts for every page (6 ms at 15,000 texts, EXPLAIN ANALYZE). Reading the page's prints together (the jobs' and the
  * details' xmins each by one `= any` scan of the page's ids, grouped by event) cost the same or more than these 22
- * sub-plans (BENCHMARKS.md, session 27). A text written by the transaction that wrote the event's row as it is now
- * (`xmin` equal: the held first step writes the new event, its jobs, details and text in one statement) is used
- * without its print: since migration 0044 any later write to a job or detail of the event deletes its texts
- * (triggers), and a later write to the event's row changes its xmin. Other texts (kept after a window by another
- * transaction, which a write can race) keep the print check; ~20 % of the page's PostgreSQL CPU (session 29).
+ * sub-plans (BENCHMARKS.md, session 27).
  */
 const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id,
   ${PAGE_ROW_COLUMNS.map((column) => `case when kept.text is null then notifications.${column} end as ${column}`).join(',\n  ')},
