@@ -1099,40 +1099,6 @@ const migrations: Record<string, Migration> = {
           returning 1
         $$
       `.execute(db);
-      // A kept text written by the transaction that wrote its event (the held first step's statement: the event is
-      // new, so every row of it is that transaction's) is used by the page while the event's row is still that
-      // transaction's version (notification_texts.xmin = notifications.xmin), without reading the print of its jobs
-      // and details (~20 % of the page's PostgreSQL CPU). Any later write to a job or detail forgets the texts of its
-      // events here, whoever writes (delivery reports, cancels, retention, hand-written SQL): one statement-level
-      // trigger call per write statement. A later write to the event's row changes its xmin. Texts written by the
-      // writing transaction itself are kept (the held statement inserts its jobs and details with the text); others
-      // keep their print, checked by the page as before. `= any (array(...))`: a probe of the key whatever the table
-      // held when plpgsql planned the delete (an `in (select ...)` was planned as a scan of every text, session 23).
-      await sql`
-        create function notification_texts_forget() returns trigger language plpgsql as $$
-        begin
-          delete from notification_texts where notification_id = any (array(select distinct notification_id from changed))
-            and xmin <> pg_current_xact_id()::xid;
-          return null;
-        end $$
-      `.execute(db);
-      await sql`
-        create function notification_texts_forget_moved() returns trigger language plpgsql as $$
-        begin
-          delete from notification_texts where notification_id = any (array(
-              select notification_id from changed union select notification_id from changed_to))
-            and xmin <> pg_current_xact_id()::xid;
-          return null;
-        end $$
-      `.execute(db);
-      for (const table of ['jobs', 'execution_details']) {
-        await sql.raw(`create trigger ${table}_forget_texts_insert after insert on ${table} referencing new table as changed
-          for each statement execute function notification_texts_forget()`).execute(db);
-        await sql.raw(`create trigger ${table}_forget_texts_delete after delete on ${table} referencing old table as changed
-          for each statement execute function notification_texts_forget()`).execute(db);
-        await sql.raw(`create trigger ${table}_forget_texts_update after update on ${table} referencing old table as changed new table as changed_to
-          for each statement execute function notification_texts_forget_moved()`).execute(db);
-      }
     },
   },
 };

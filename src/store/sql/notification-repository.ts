@@ -1129,8 +1129,7 @@ const PAGE_ROWS_WITH_KEPT_TEXTS = `select notifications.id,
 from page inner join notifications on notifications.id = page.id
 left join lateral (
   select notification_texts.text from notification_texts
-  where notification_texts.notification_id = notifications.id
-    and case when notification_texts.xmin = notifications.xmin then true else notification_texts.print = ${PRINT_SQL} end
+  where notification_texts.notification_id = notifications.id and notification_texts.print = ${PRINT_SQL}
   offset 0
 ) kept on true`;
 
