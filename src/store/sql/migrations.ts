@@ -1056,51 +1056,6 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
-  '0044_notification_second_marks_postgres': {
-    // The scaled-out events page (issue 24, session 29): the seek finds a page's second from the seconds' counts, then
-    // walked that second's entries in notifications_env_created down to the page, a heap visit each (no visibility map
-    // without vacuum): ~45 % of PostgreSQL's CPU per page at ~830 events a second. A second's marks are the
-    // (created_at, id) of every `every`-th of its events newest first (MARK_EVERY, 32), with the print of the second's
-    // notification_buckets rows they were counted with (each row's shard and xmin): the seek starts at the nearest
-    // mark above the page and walks fewer than 32 entries, and only while the print still matches (any insert, delete
-    // or move of an event of that second rewrites one of those rows in its own transaction, so its xmin changes).
-    // Written by the page itself (notification_second_marks_make), once per second and version of its rows. PostgreSQL
-    // only: SQLite's seek has its tenths (0033).
-    async up(db: Kysely<any>) {
-      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-      await sql`
-        create table notification_second_marks (
-          environment_id text not null,
-          bucket text not null,
-          print text not null,
-          every integer not null,
-          created text[] not null,
-          ids text[] not null,
-          constraint notification_second_marks_pk primary key (environment_id, bucket)
-        )
-      `.execute(db);
-      // The marks and the print in one statement (one snapshot), whatever the calling page's snapshot: consistent
-      // with each other, and checked against the print of the moment by every page that uses them. The range is the
-      // caller's (the second up to the next second with events); substr keeps any other second out.
-      await sql`
-        create function notification_second_marks_make(environment text, second text, upper text, every integer) returns integer language sql as $$
-          insert into notification_second_marks (environment_id, bucket, print, every, created, ids)
-          select environment, second,
-            (select string_agg(cast(shard as text) || ':' || cast(xmin as text), ',' order by shard) from notification_buckets
-              where environment_id = environment and bucket = second),
-            every, array_agg(created_at order by rank), array_agg(id order by rank)
-          from (
-            select created_at, id, row_number() over (order by created_at desc, id desc) as rank from notifications
-            where environment_id = environment and created_at >= second and created_at < upper and substr(created_at, 1, 19) = second
-          ) ranked
-          where rank % every = 0
-          having count(*) > 0
-          on conflict (environment_id, bucket) do update set print = excluded.print, every = excluded.every, created = excluded.created, ids = excluded.ids
-          returning 1
-        $$
-      `.execute(db);
-    },
-  },
 };
 
 /** notification_buckets as 0026 made it (0027 remakes it on SQLite, WITHOUT ROWID). */

@@ -584,8 +584,6 @@ export const SEEK_FROM_OFFSET = 1;
  * a sub-select's LIMIT is planned as a fraction of the rows, as a prepared statement's generic plan does.
  */
 const SEEK_MAX_SECONDS = 1024;
-/** PostgreSQL: every how many events of a second the seek keeps a mark (notification_second_marks). */
-export const MARK_EVERY = 32;
 /** A second of created_at: the bucket of notification_buckets (migration 0026) is this prefix of it. */
 const BUCKET_LENGTH = 19;
 /** Appended to a bucket, an upper bound above every created_at of that second (ISO 8601 text is ASCII). */
@@ -795,13 +793,6 @@ function bucketsBelow(environmentId: string, below: string, floor: string | unde
  * by the page's own bound. The page's only upper bound is seek's (never above `before`), so the index range starts
  * there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
  * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
- * Inside the anchor second, `marks` (notification_second_marks, migration 0044: every MARK_EVERY-th event of the
- * second, newest first) moves the page's start down to the nearest mark above it, so the walk passes fewer than
- * MARK_EVERY entries instead of the rest of the offset (a heap visit each without a visibility map: ~45 % of the
- * page's PostgreSQL CPU at ~830 events a second, BENCHMARKS.md session 29). Marks are used only while the print of the
- * second's notification_buckets rows (shard and xmin of each) is the one they were counted with: an insert, delete or
- * move of an event of the second rewrites one of those rows in its own transaction. `made` counts them again
- * (notification_second_marks_make, its own snapshot) when a page of a second has none that match; that page walks.
  */
 export function seekPage(
   p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
@@ -817,7 +808,6 @@ export function seekPage(
     offset: p.offset,
     limit: p.limit,
     steps: SEEK_MAX_SECONDS,
-    every: MARK_EVERY,
   };
   const { text, names } = seekPageText(withAfter, withTexts);
   return CompiledQuery.raw(text, names.map((name) => values[name])) as CompiledQuery<NotificationRow>;
@@ -856,35 +846,16 @@ walk as (
   from seconds
 ),
 seek as (
-  select cast(:before as text) as upper, cast(:offset as bigint) as skip, cast(null as text) as second from top where n > :offset
+  select cast(:before as text) as upper, cast(:offset as bigint) as skip from top where n > :offset
   union all
-  select upper, skip, bucket from (
-    select upper, cast(:offset - (through - n) as bigint) as skip, bucket from walk
+  select upper, skip from (
+    select upper, cast(:offset - (through - n) as bigint) as skip from walk
     where (select n from top) <= :offset and through > :offset and through - n <= :offset limit 1
   ) anchor
   union all
-  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint),
-    cast(null as text)
+  select case when count(*) = :steps then coalesce(min(bucket), cast(:top as text)) end, cast(:offset - coalesce(max(through), (select n from top)) as bigint)
   from walk where (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
   having (select n from top) <= :offset and not exists (select 1 from walk w where w.through > :offset)
-),
-marks as (
-  select least((select skip from seek) / every, cardinality(created)) as j, every, created, ids from notification_second_marks
-  where environment_id = :env and bucket = (select second from seek) and print = (
-    select string_agg(cast(shard as text) || ':' || cast(xmin as text), ',' order by shard) from notification_buckets
-    where environment_id = :env and bucket = (select second from seek)
-  )
-),
-made as (
-  select notification_second_marks_make(:env, second, upper, cast(:every as integer)) from seek
-  where second is not null and skip >= cast(:every as integer) and not exists (select 1 from marks)
-),
-start as (
-  select case when j > 0 then created[j] else (select upper from seek) end as created_at, case when j > 0 then ids[j] else '' end as id,
-    (select skip from seek) - every * j as skip
-  from marks
-  union all
-  select upper, '', skip from seek where not exists (select 1 from marks) and (select count(*) from made) >= 0
 ),
 low as (
   select case when (select n from top) >= :offset + :limit then cast(:top as text)
@@ -892,9 +863,8 @@ low as (
 ),
 page as (
   select id from notifications
-  where environment_id = :env and created_at <= (select created_at from start) and created_at >= coalesce((select bucket from low), '') ${afterRow}
-    and (created_at < (select created_at from start) or id < (select id from start))
-  order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from start)
+  where environment_id = :env and created_at < (select upper from seek) and created_at >= coalesce((select bucket from low), '') ${afterRow}
+  order by created_at desc, id desc limit :limit offset (select coalesce(skip, 0) from seek)
 )
 `;
   // Added after the named values are numbered: its casts (`::text`) are not names.

@@ -74,7 +74,7 @@ export class SqlRetentionRepository implements RetentionRepository {
           .where('id', 'in', expired)
           .where(environmentIs(environmentId))
           .where((eb) => eb.not(eb.exists(eb.selectFrom('jobs').select(sql.lit(1).as('one')).whereRef('jobs.notification_id', '=', 'notifications.id'))))
-          .returning(['id', 'created_at'])
+          .returning('id')
           .execute();
         if (events.length === 0) continue;
         const gone = events.map((row) => row.id);
@@ -83,12 +83,7 @@ export class SqlRetentionRepository implements RetentionRepository {
         result.executionDetails += Number(details.numDeletedRows);
         await trx.deleteFrom('notification_topics').where('notification_id', 'in', gone).execute();
         // PostgreSQL's kept texts are not dropped by triggers (SQLite's are, with the event).
-        if (this.options.dialect === 'postgres') {
-          await trx.deleteFrom('notification_texts').where('notification_id', 'in', gone).execute();
-          // The marks of the seconds they were in no longer match those seconds' counts (a page would not use them).
-          const seconds = [...new Set(events.map((row) => row.created_at.slice(0, 19)))];
-          await sql`delete from notification_second_marks where environment_id = ${environmentId} and bucket = any(${seconds}::text[])`.execute(trx);
-        }
+        if (this.options.dialect === 'postgres') await trx.deleteFrom('notification_texts').where('notification_id', 'in', gone).execute();
       }
       result.heldMs = performance.now() - started;
       return result;
