@@ -2,10 +2,13 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { oneStatement, oneStatementOfMany, type StatementGroup } from './one-statement.js';
 
-/** Held writes in flight at once per process; more wait and go together. */
-export const HELD_WRITE_LANES = 2;
+/**
+ * Held writes in flight at once per process; more wait and go together. One: the worker's deliveries then keep at most
+ * one PostgreSQL backend busy, and their statements are the largest (2 lanes of 8 measured worse, session 29).
+ */
+export const HELD_WRITE_LANES = 1;
 /** Held writes in one statement, at most (also the shard stride of oneStatementOfMany). */
-export const MAX_HELD_WRITES_PER_STATEMENT = 8;
+export const MAX_HELD_WRITES_PER_STATEMENT = 16;
 
 /**
  * PostgreSQL: the held writes (`SqlStore.batch`, one statement each, see held-store.ts) of one process share their
