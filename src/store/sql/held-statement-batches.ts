@@ -43,13 +43,14 @@ export class HeldStatementBatches {
 
   private pump(): void {
     while (this.inFlight < this.lanes && this.waiting.length > 0) {
-      // In call order, skipping a write with a key taken by one already in the batch (it stays first for the next).
+      // In call order, writes of the first one's shape only (so a process prepares one text per shape and count, not one
+      // per mix of shapes), skipping one with a key taken by one already in the batch (it stays first for the next).
       const batch: Waiting[] = [];
       const keys = new Set<string>();
       let parameters = 0;
       for (let i = 0; i < this.waiting.length && batch.length < this.maxBatch; i++) {
         const waiting = this.waiting[i]!;
-        if (batch.length > 0 && (parameters + waiting.parameters > this.maxParameters || waiting.keys.some((key) => keys.has(key)))) continue;
+        if (batch.length > 0 && (parameters + waiting.parameters > this.maxParameters || !sameShape(batch[0]!.group, waiting.group) || waiting.keys.some((key) => keys.has(key)))) continue;
         batch.push(waiting);
         parameters += waiting.parameters;
         for (const key of waiting.keys) keys.add(key);
@@ -92,6 +93,17 @@ interface Waiting {
   parameters: number;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** The same statements in the same order under the same names: the combined text differs only by the count. */
+export function sameShape(a: StatementGroup, b: StatementGroup): boolean {
+  if (a.before.length !== b.before.length || a.last.sql !== b.last.sql) return false;
+  for (let i = 0; i < a.before.length; i++) {
+    const x = a.before[i]!;
+    const y = b.before[i]!;
+    if ('name' in x ? !('name' in y) || x.name !== y.name || x.query.sql !== y.query.sql : 'name' in y || x.sql !== y.sql) return false;
+  }
+  return true;
 }
 
 function single({ before, last }: StatementGroup): CompiledQuery<unknown> {

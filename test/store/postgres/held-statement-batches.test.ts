@@ -96,6 +96,17 @@ describe.skipIf(!available)('HeldStatementBatches', () => {
     expect(await count('sub-e')).toBe(2);
   });
 
+  it('puts only writes of one shape into one statement (the others wait for the next)', async () => {
+    const { executor, statements } = counting();
+    const batches = new HeldStatementBatches(executor, 30_000, 1, 8);
+    const other = (id: string): StatementGroup => ({ before: [], last: CompiledQuery.raw('insert into m (id) values ($1)', [id]) });
+    await Promise.all([write('f0', 'sub-f0'), other('f1'), write('f2', 'sub-f2'), other('f3'), write('f4', 'sub-f4')].map((group) => batches.run(group)));
+    // f0 alone; f1 with f3 (the first waiting one's shape); f2 with f4.
+    expect(statements()).toBe(3);
+    expect(await count('all')).toBeGreaterThanOrEqual(3);
+    expect(Number((await sql<{ n: string }>`select count(*) as n from m where id in ('f1', 'f3')`.execute(db)).rows[0]!.n)).toBe(2);
+  });
+
   it('keeps the batch under the parameter limit', async () => {
     const { executor, statements } = counting();
     // Each write has 3 parameters: at most two per statement.
