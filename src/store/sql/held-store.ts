@@ -197,7 +197,8 @@ export class HeldWrites {
     const query = (statement: CompiledQuery<unknown> | NamedStatement) => ('name' in statement ? statement.query : statement);
     const parameters = [...statements, last].reduce((sum, statement) => sum + query(statement).parameters.length, 0);
     if (parameters <= ONE_STATEMENT_MAX_PARAMETERS && !('name' in last)) {
-      await this.base.db.executeQuery(oneStatement(statements, last));
+      // Shares a statement with other deliveries' held writes when they wait for one (HeldStatementBatches).
+      await this.base.heldStatements.run({ before: statements, last }, this.events.map(({ event }) => event._subscriberId));
       return;
     }
     // Very large events: one transaction of several statements (a named statement's readers need it in theirs, so

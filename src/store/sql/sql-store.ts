@@ -8,7 +8,7 @@ import { SqlIntegrationRepository } from './integration-repository.js';
 import { SqlSubscriberRepository } from './subscriber-repository.js';
 import { SqlMessageRepository } from './message-repository.js';
 import type { MessageText, MessageTextHoldingDocument } from '../../domain/stored-message.js';
-import { SqlNotificationRepository } from './notification-repository.js';
+import { ONE_STATEMENT_MAX_PARAMETERS, SqlNotificationRepository } from './notification-repository.js';
 import { SqlJobRepository } from './job-repository.js';
 import type { WorkflowCache } from './workflow-cache.js';
 import { SqlWorkflowRepository } from './workflow-repository.js';
@@ -23,6 +23,7 @@ import { SqlBridgeRepository } from './bridge-repository.js';
 import { SqlRetentionRepository } from './retention-repository.js';
 import { SqlOverviewRepository } from './overview-repository.js';
 import { HeldWrites } from './held-store.js';
+import { HeldStatementBatches } from './held-statement-batches.js';
 import { synchronousWriterOf } from './snapshot-reads.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
@@ -124,6 +125,13 @@ export class SqlStore implements Store {
   }
 
   readonly holdsWrites = false;
+
+  private heldBatches?: HeldStatementBatches;
+
+  /** PostgreSQL: the process's held writes, sharing statements under load (one per top-level store). */
+  get heldStatements(): HeldStatementBatches {
+    return (this.heldBatches ??= new HeldStatementBatches(this.db, ONE_STATEMENT_MAX_PARAMETERS));
+  }
 
   async batch<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return work(this);

@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { oneStatement, renumberParameters } from '../../../src/store/sql/one-statement.js';
+import { oneStatement, oneStatementOfMany, renumberParameters } from '../../../src/store/sql/one-statement.js';
+import { BACKEND_SHARD_SQL } from '../../../src/store/sql/backend-shard.js';
 
 describe('renumberParameters', () => {
   it('shifts every $n by the offset', () => {
@@ -52,5 +53,41 @@ describe('oneStatement', () => {
     const withClause = CompiledQuery.raw('with q as (select 1) insert into "a" select * from q', []);
     expect(() => oneStatement([withClause], update)).toThrow(/own WITH/);
     expect(() => oneStatement([withClause], update)).toThrow(/own WITH/);
+  });
+});
+
+describe('oneStatementOfMany', () => {
+  const inserted = (id: string) => ({ name: 'inserted', query: CompiledQuery.raw('insert into "m" ("id") values ($1) on conflict do nothing returning "id"', [id]) });
+  const counters = (scope: string) =>
+    CompiledQuery.raw(`insert into "c" ("scope", "shard", "n") select $1::text, ${BACKEND_SHARD_SQL}, 1 from inserted on conflict ("scope", "shard") do update set "n" = "c"."n" + 1`, [scope]);
+  const last = (id: string) => CompiledQuery.raw('update "t" set "state" = $1 where "id" = $2', ['done', id]);
+
+  it('makes every statement of every group a CTE under its group\'s names, each group reading its own named rows', () => {
+    const combined = oneStatementOfMany(
+      [
+        { before: [inserted('m1'), counters('all')], last: last('t1') },
+        { before: [inserted('m2'), counters('all')], last: last('t2') },
+      ],
+      8,
+    );
+    expect(combined.sql).toBe(
+      'with inserted_0 as (insert into "m" ("id") values ($1) on conflict do nothing returning "id"), ' +
+        's1_0 as (insert into "c" ("scope", "shard", "n") select $2::text, ((pg_backend_pid() * 8 + 0) % 32), 1 from inserted_0 on conflict ("scope", "shard") do update set "n" = "c"."n" + 1), ' +
+        's2_0 as (update "t" set "state" = $3 where "id" = $4), ' +
+        'inserted_1 as (insert into "m" ("id") values ($5) on conflict do nothing returning "id"), ' +
+        's1_1 as (insert into "c" ("scope", "shard", "n") select $6::text, ((pg_backend_pid() * 8 + 1) % 32), 1 from inserted_1 on conflict ("scope", "shard") do update set "n" = "c"."n" + 1), ' +
+        's2_1 as (update "t" set "state" = $7 where "id" = $8) select 1',
+    );
+    expect(combined.parameters).toEqual(['m1', 'all', 'done', 't1', 'm2', 'all', 'done', 't2']);
+  });
+
+  it('gives the same groups\' texts the same statement whatever the values, and refuses more groups than the stride', () => {
+    const groups = (a: string, b: string) => [
+      { before: [inserted(a)], last: last(a) },
+      { before: [inserted(b)], last: last(b) },
+    ];
+    // Equal values in both groups do not change the text (it never depends on values).
+    expect(oneStatementOfMany(groups('x', 'x'), 4).sql).toBe(oneStatementOfMany(groups('y', 'z'), 4).sql);
+    expect(() => oneStatementOfMany(groups('x', 'y'), 1)).toThrow(/stride/);
   });
 });

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { newId } from '../../../src/domain/ids.js';
 import type { Message } from '../../../src/domain/types.js';
 import type { EnqueueOptions } from '../../../src/queue/ports.js';
@@ -313,6 +314,30 @@ describe('processTrigger: the first step written with its event', () => {
     expect(await total('channel=in_app')).toBe(before.inApp + 3);
     expect(await total('page=0')).toBe(before.all + 3);
     expect(await total(`subscriberId=${subscribers[0]!.subscriberId}`)).toBe(before.first + 1);
+  });
+
+  it('PostgreSQL: first steps written while others are in flight share statements, the counts exact and each kept text used', async (context) => {
+    if (!server.deps.config.databaseUrl) return context.skip();
+    const subscribers = await Promise.all(Array.from({ length: 12 }, () => insertSubscriber(server.deps.store, scope)));
+    const triggers = await Promise.all(subscribers.map((subscriber) => acceptedTrigger('held-one', subscriber.subscriberId)));
+    const hour = new Date().toISOString().slice(0, 13);
+    const range = { fromHour: hour, toHour: '2100-01-01T00', bucket: 'hour' as const };
+    const sent = async () => (await server.deps.store.overview.read(scope.environmentId, range)).totals.filter((row) => row.outcome === 'sent').reduce((sum, row) => sum + row.count, 0);
+    const total = async (query: string) => (await server.request('GET', `/v1/messages?${query}&limit=1`)).body.totalCount as number;
+    const before = { sent: await sent(), inApp: await total('channel=in_app'), first: await total(`subscriberId=${subscribers[0]!.subscriberId}`) };
+    await Promise.all(triggers.map((trigger) => processTrigger(server.deps, { environmentId: trigger.environmentId, triggerId: trigger._id }, { runFirstStep })));
+    const events = (await Promise.all(triggers.map((trigger) => eventsOf(server, trigger.transactionId)))).map(([event]) => event);
+    // One transaction per statement: fewer transactions than events (two go at once, the others wait and go together).
+    const { rows } = await sql<{ n: number }>`select count(distinct xmin::text)::integer as n from notifications where id in (${sql.join(events.map((event) => event._id))})`.execute(server.container.db);
+    expect(rows[0]!.n).toBeLessThan(events.length);
+    expect(await sent()).toBe(before.sent + 12);
+    expect(await total('channel=in_app')).toBe(before.inApp + 12);
+    expect(await total(`subscriberId=${subscribers[0]!.subscriberId}`)).toBe(before.first + 1);
+    const page = await server.deps.store.notifications.listWithTexts(scope.environmentId, { page: 0, limit: 50, before: '2100-01-01T00:00:00.000Z' });
+    for (const event of events) {
+      const entry = page.data.find((listed) => listed._id === event._id);
+      expect(entry && 'keptText' in entry ? entry.keptText : undefined).toBe(serializeNotificationEvent(withPresentableJobs((await server.deps.store.notifications.get(scope.environmentId, event._id))!)));
+    }
   });
 
   it('the list text kept with the write is byte for byte the event as a read of it assembles it, and a page uses it at once', async () => {
