@@ -74,7 +74,10 @@ export class HeldWrites {
     let byWriter = HeldWrites.prototypes.get(base);
     if (!byWriter) HeldWrites.prototypes.set(base, (byWriter = {}));
     const key = withWriter ? 'withWriter' : 'withoutWriter';
-    return (byWriter[key] ??= HeldWrites.makePrototypes(base, withWriter));
+    const made = byWriter[key];
+    // Made again if a repository of the base store was replaced since (the prototypes inherit from those they saw).
+    if (made && HELD_REPOSITORIES.every((name) => Object.getPrototypeOf(made[name]) === base[name])) return made;
+    return (byWriter[key] = HeldWrites.makePrototypes(base, withWriter));
   }
 
   /** The held store's overrides, as methods that find their batch through `this[HELD]`. */
