@@ -64,7 +64,7 @@ export interface Config {
     pollIntervalMs: number;
     /** How often the worker re-enqueues triggers still `accepted` after that long (see recoverAcceptedTriggers). */
     triggerSweepMs: number;
-    /** Embedded: jobs run at once while the API is answering requests with its event loop saturated (SqlQueue.shareWith); 0 = always `concurrency`. */
+    /** Embedded: jobs run at once while the API is answering a burst of requests with its event loop saturated (SqlQueue.shareWith); 0 = always `concurrency`. */
     concurrencyWhileServing: number;
     /** Scale-out: the worker process's niceness (0-19; 0 = unchanged), so an API process on the same host gets the CPU first. */
     nice: number;

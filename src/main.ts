@@ -8,6 +8,7 @@ import { announceKeys, announceStart } from './first-start.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 import { openEmbeddedDataDir } from './store/sqlite/open-data-dir.js';
 import { loopSaturation } from './worker/loop-saturation.js';
+import { requestBurst } from './worker/request-burst.js';
 import { SqlQueue } from './queue/sql-queue.js';
 import type { JobQueue } from './queue/ports.js';
 
@@ -58,22 +59,22 @@ export async function startServer(
   return { app, container, worker, url, stop };
 }
 
-/** The API counts as serving while a request arrived within this window. */
+/** The API counts as serving while this many requests arrived within this window (a burst, not a lone poll). */
 const SERVING_WINDOW_MS = 20;
+const SERVING_MIN_REQUESTS = 3;
 
 /**
- * One process runs both: while requests arrive and the event loop is saturated, the worker runs fewer jobs at once
- * (config `worker.concurrencyWhileServing`), so the API keeps the CPU; the jobs wait as durable rows and run once the
- * burst ends. A loop with room to spare (jobs waiting on slow providers, light API traffic) limits nothing.
+ * One process runs both: while requests arrive in a burst and the event loop is saturated, the worker runs fewer jobs
+ * at once (config `worker.concurrencyWhileServing`), so the API keeps the CPU; the jobs wait as durable rows and run
+ * once the burst ends. A loop with room to spare (jobs waiting on slow providers) limits nothing, and neither does a
+ * lone request (a poll) while the worker alone saturates the loop.
  */
 function shareCpuWithApi(app: FastifyInstance, queue: JobQueue, config: Config): () => void {
   const concurrency = config.worker.concurrencyWhileServing;
   if (!(queue instanceof SqlQueue) || concurrency === 0) return () => undefined;
-  let lastRequestAt = -Infinity;
-  app.server.on('request', () => {
-    lastRequestAt = performance.now();
-  });
+  const requests = requestBurst({ count: SERVING_MIN_REQUESTS, windowMs: SERVING_WINDOW_MS });
+  app.server.on('request', () => requests.arrived(performance.now()));
   const loop = loopSaturation();
-  queue.shareWith(() => performance.now() - lastRequestAt < SERVING_WINDOW_MS && loop.saturated(), concurrency);
+  queue.shareWith(() => requests.active(performance.now()) && loop.saturated(), concurrency);
   return loop.stop;
 }

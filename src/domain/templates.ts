@@ -83,46 +83,43 @@ export function createTemplateRenderer(options: TemplateRendererOptions = {}): T
     return templates;
   }
 
-  async function render(template: string, context: TemplateContext): Promise<string> {
+  // Rendered synchronously (Liquid's renderSync): Herald registers no asynchronous filter or tag and its partials come
+  // from memory, so the output and the limits are those of `render`, without a promise per tag, output and control
+  // (Liquid's async path was ~4 % of an embedded drain of in-app deliveries, BENCHMARKS.md session 29).
+  function renderNow(template: string, context: TemplateContext): string {
     // Most controls are plain text: skip parsing when there is no Liquid markup at all.
     if (!template.includes('{{') && !template.includes('{%')) return template;
     const templates = parse(template);
     try {
-      const output: unknown = await liquid.render(templates, context, { renderLimit, memoryLimit });
+      const output: unknown = liquid.renderSync(templates, context, { renderLimit, memoryLimit });
       return String(output ?? '');
     } catch (error) {
       throw new TemplateError(`Template rendering failed: ${errorText(error)}`, { cause: error });
     }
   }
 
-  async function renderValue(value: unknown, path: string, context: TemplateContext): Promise<unknown> {
+  function renderValue(value: unknown, path: string, context: TemplateContext): unknown {
     if (typeof value === 'string') {
       try {
-        return await render(value, context);
+        return renderNow(value, context);
       } catch (error) {
         if (error instanceof TemplateError) throw new TemplateError(`${path}: ${error.message}`, { cause: error.cause });
         throw error;
       }
     }
-    if (Array.isArray(value)) {
-      return Promise.all(value.map((item, index) => renderValue(item, `${path}[${index}]`, context)));
-    }
-    if (value !== null && typeof value === 'object') {
-      return renderObject(value as Record<string, unknown>, path, context);
-    }
+    if (Array.isArray(value)) return value.map((item, index) => renderValue(item, `${path}[${index}]`, context));
+    if (value !== null && typeof value === 'object') return renderObject(value as Record<string, unknown>, path, context);
     return value;
   }
 
-  async function renderObject(object: Record<string, unknown>, path: string, context: TemplateContext): Promise<Record<string, unknown>> {
-    const entries = await Promise.all(
-      Object.entries(object).map(async ([key, value]) => [key, await renderValue(value, path ? `${path}.${key}` : key, context)] as const),
-    );
-    return Object.fromEntries(entries);
+  function renderObject(object: Record<string, unknown>, path: string, context: TemplateContext): Record<string, unknown> {
+    // fromEntries, not assignment: a control named `__proto__` stays a control.
+    return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, renderValue(value, path ? `${path}.${key}` : key, context)]));
   }
 
   return {
-    render,
-    renderControls: (controls, context) => renderObject(controls ?? {}, '', context),
+    render: async (template, context) => renderNow(template, context),
+    renderControls: async (controls, context) => renderObject(controls ?? {}, '', context),
   };
 }
 

@@ -268,30 +268,15 @@ export class SqlQueue implements JobQueue {
     })();
   }
 
-  /**
-   * Takes up to `limit` waiting jobs whose time has come, oldest first, in one statement that the
-   * (state, run_at) index answers without reading the backlog.
-   */
+  /** Takes up to `limit` waiting jobs whose time has come (claimDue). */
   private async claim(limit: number): Promise<QueueRow[]> {
     const now = this.options.clock.now();
-    const nowIso = new Date(now).toISOString();
-    const lockedUntil = new Date(now + this.leaseMs).toISOString();
-    const due = this.db
-      .selectFrom('queue_jobs')
-      .select('id')
-      .where('state', '=', 'waiting')
-      .where('run_at', '<=', nowIso)
-      .orderBy('run_at')
-      .limit(limit);
-    return this.db
-      .updateTable('queue_jobs')
-      .set({ state: 'active', locked_until: lockedUntil, attempts: sql`attempts + 1`, updated_at: nowIso })
-      .where('id', 'in', due)
-      // Guards against a concurrent claim (PostgreSQL without Redis). Written as an expression so that SQLite finds
-      // the rows by primary key rather than through the state index, which read the whole backlog (1.7 ms a claim).
-      .where(sql<string>`state || ''`, '=', 'waiting')
-      .returningAll()
-      .execute();
+    const claimed = await claimDue.execute(this.db, this.options.dialect, {
+      now: new Date(now).toISOString(),
+      lockedUntil: new Date(now + this.leaseMs).toISOString(),
+      limit,
+    });
+    return claimed.rows as QueueRow[];
   }
 
   /**
@@ -412,3 +397,21 @@ const ENQUEUE_BATCH = 200;
 // The statements run for every job, compiled once (see ReusableQuery).
 const insertJob = new ReusableInsert('queue_jobs', (query) => query.onConflict((oc) => oc.column('dedupe_key').doNothing()).returningAll());
 const deleteJob = new ReusableQuery((db, p: { id: string }) => db.deleteFrom('queue_jobs').where('id', '=', p.id));
+/**
+ * Takes up to `limit` waiting jobs whose time has come, oldest first, in one statement that the (state, run_at) index
+ * answers without reading the backlog. Compiled once: built per claim, Kysely's builder and compiler were ~2 % of an
+ * embedded drain's CPU (BENCHMARKS.md session 29).
+ */
+const claimDue = new ReusableQuery((db, p: { now: string; lockedUntil: string; limit: number }) => {
+  const due = db.selectFrom('queue_jobs').select('id').where('state', '=', 'waiting').where('run_at', '<=', p.now).orderBy('run_at').limit(p.limit);
+  return (
+    db
+      .updateTable('queue_jobs')
+      .set({ state: 'active', locked_until: p.lockedUntil, attempts: sql`attempts + 1`, updated_at: p.now })
+      .where('id', 'in', due)
+      // Guards against a concurrent claim (PostgreSQL without Redis). Written as an expression so that SQLite finds
+      // the rows by primary key rather than through the state index, which read the whole backlog (1.7 ms a claim).
+      .where(sql<string>`state || ''`, '=', 'waiting')
+      .returningAll()
+  );
+});

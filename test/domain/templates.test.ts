@@ -55,6 +55,14 @@ describe('createTemplateRenderer: render', () => {
     expect(await renderer.render(template, { ...context, payload: { orderId: 'o-9' } })).toBe('Order o-9');
   });
 
+  it('renders controls through nested objects and arrays, a control named __proto__ kept as a control', async () => {
+    const controls = JSON.parse('{"subject":"#{{ payload.orderId }}","cta":{"data":{"url":"/o/{{ payload.orderId }}"}},"tags":["{{ actor.firstName }}",3],"__proto__":"{{ subscriber.firstName }}"}');
+    const rendered = await renderer.renderControls(controls, context);
+    expect(rendered).toEqual(JSON.parse('{"subject":"#o-1","cta":{"data":{"url":"/o/o-1"}},"tags":["Grace",3],"__proto__":"Ada"}'));
+    expect(Object.getPrototypeOf(rendered)).toBe(Object.prototype);
+    await expect(renderer.renderControls({ cta: { data: { url: '{{ x | nope }}' } } }, context)).rejects.toThrow(/^cta\.data\.url: Invalid template/);
+  });
+
   it('keeps working past the cache bound', async () => {
     const small = createTemplateRenderer({ cacheSize: 2 });
     for (let i = 0; i < 5; i++) expect(await small.render(`{{ payload.orderId }}-${i}`, context)).toBe(`o-1-${i}`);

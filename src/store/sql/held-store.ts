@@ -37,6 +37,8 @@ export class HeldWrites {
   /** keepText of held events: their kept texts, written last (on SQLite after the inserts whose triggers clear them). */
   private readonly texts = new Map<string, (event: NotificationEvent) => string | undefined>();
   readonly store: Store;
+  /** The held store's own repositories (its getters read them). */
+  private readonly repositories: Record<PropertyKey, unknown>;
 
   private holdsTextOf(environmentId: string, id: string): boolean {
     return this.events.some(({ event }) => event._id === id && event._environmentId === environmentId);
@@ -50,119 +52,142 @@ export class HeldWrites {
     private readonly base: SqlStore,
     private readonly writer?: SynchronousWriter,
   ) {
-    const held = this;
-    const createWithJobs = async (event: NotificationEvent, jobs: StoredJob[]) => {
+    // The held repositories inherit from prototypes made once per base store (HeldWrites.prototypesOf) and find this
+    // batch through HELD: made per batch with Object.create's property descriptors and a closure per method, they
+    // cost ~6 µs a delivery (BENCHMARKS.md session 29).
+    const prototypes = HeldWrites.prototypesOf(base, writer !== undefined);
+    const repositories = {} as Record<PropertyKey, unknown>;
+    for (const name of HELD_REPOSITORIES) {
+      const repository = Object.create(prototypes[name]) as Record<PropertyKey, unknown>;
+      repository[HELD] = this;
+      repositories[name] = repository;
+    }
+    this.repositories = repositories;
+    const store = Object.create(prototypes.store) as Record<PropertyKey, unknown>;
+    store[HELD] = this;
+    this.store = store as unknown as Store;
+  }
+
+  private static readonly prototypes = new WeakMap<SqlStore, Partial<Record<'withWriter' | 'withoutWriter', HeldPrototypes>>>();
+
+  private static prototypesOf(base: SqlStore, withWriter: boolean): HeldPrototypes {
+    let byWriter = HeldWrites.prototypes.get(base);
+    if (!byWriter) HeldWrites.prototypes.set(base, (byWriter = {}));
+    const key = withWriter ? 'withWriter' : 'withoutWriter';
+    const made = byWriter[key];
+    // Made again if a repository of the base store was replaced since (the prototypes inherit from those they saw).
+    if (made && HELD_REPOSITORIES.every((name) => Object.getPrototypeOf(made[name]) === base[name])) return made;
+    return (byWriter[key] = HeldWrites.makePrototypes(base, withWriter));
+  }
+
+  /** The held store's overrides, as methods that find their batch through `this[HELD]`. */
+  private static makePrototypes(base: SqlStore, withWriter: boolean): HeldPrototypes {
+    const heldOf = (repository: unknown): HeldWrites => (repository as Record<PropertyKey, HeldWrites>)[HELD]!;
+    const methods = <T extends object>(inherited: T, own: Record<string, (this: T, ...args: never[]) => unknown>): T => {
+      const prototype = Object.create(inherited) as T;
+      for (const [name, value] of Object.entries(own)) Object.defineProperty(prototype, name, { value });
+      return prototype;
+    };
+    async function createWithJobs(this: NotificationRepository, event: NotificationEvent, jobs: StoredJob[]): Promise<void> {
+      const held = heldOf(this);
       held.events.push({ event, jobs });
       for (const job of jobs) held.jobs.set(job._id, { job, details: [] });
-    };
-    const notifications: NotificationRepository = Object.create(base.notifications, {
-      createWithJobs: { value: createWithJobs },
+    }
+    const notifications = methods<NotificationRepository>(base.notifications, {
+      createWithJobs,
       // PostgreSQL's one statement: the event's insert fails on its primary key, and a guard per other id (SQLite's
       // block does not have it: there a look-up costs no round trip).
-      ...(writer
+      ...(withWriter
         ? {}
         : {
-            createWithJobsIfIdsFree: {
-              value: async (event: NotificationEvent, jobs: StoredJob[], otherIds: string[]) => {
-                held.mustBeFree.push(...otherIds);
-                await createWithJobs(event, jobs);
-              },
+            async createWithJobsIfIdsFree(this: NotificationRepository, event: NotificationEvent, jobs: StoredJob[], otherIds: string[]) {
+              heldOf(this).mustBeFree.push(...otherIds);
+              await createWithJobs.call(this, event, jobs);
             },
           }),
       // Rendered at flush from the held event and its jobs as saved last: only for an event held here. SQLite writes it
       // last in the block (after the inserts whose triggers clear it); PostgreSQL in the held statement, with the print
       // of the rows that statement writes (createWithJobsAndTextStatements), instead of reading them back after it.
-      keepsTextWithHeldWrites: {
-        value: (environmentId: string, id: string) => held.holdsTextOf(environmentId, id),
+      keepsTextWithHeldWrites(this: NotificationRepository, environmentId: string, id: string) {
+        return heldOf(this).holdsTextOf(environmentId, id);
       },
-      keepText: {
-        value: async (environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined) => {
-          if (!held.holdsTextOf(environmentId, id)) throw new Error(`held writes: event ${id}'s text cannot be kept with the held writes`);
-          held.texts.set(id, render);
-        },
-      },
-    });
-    const jobs: JobRepository = Object.create(base.jobs, {
-      save: {
-        value: async (job: StoredJob, detail?: ExecutionDetail) => {
-          const entry = held.jobs.get(job._id);
-          if (!entry) throw new Error(`held writes: job ${job._id} is not held`);
-          // The step code changes the object it loaded, which is the held one; a copy replaces it.
-          entry.job = job;
-          if (detail) entry.details.push(detail);
-        },
+      async keepText(this: NotificationRepository, environmentId: string, id: string, render: (event: NotificationEvent) => string | undefined) {
+        const held = heldOf(this);
+        if (!held.holdsTextOf(environmentId, id)) throw new Error(`held writes: event ${id}'s text cannot be kept with the held writes`);
+        held.texts.set(id, render);
       },
     });
-    const messages: MessageRepository = Object.create(base.messages, {
-      create: {
-        value: async (message: Message) => {
-          // A held job is new, so it has no message yet: the insert cannot conflict on the job.
-          if (!message._jobId || !held.jobs.has(message._jobId)) throw new Error(`held writes: message of job ${message._jobId} is not held`);
-          if (held.messages > 0) throw new Error('held writes: one message per batch');
-          held.messages += 1;
-          const statements = await base.messages.createStatements(message);
-          if ('counters' in statements) held.after.push(statements.inserted, statements.counters);
-          else {
-            // SQLite's block: the counters are added at the commit, summed with the other blocks' (CommitSums).
-            const sums = base.messages.counterSums;
-            const add = statements.counterRows.map((row) => ({ sums, key: `${row.environment_id}\n${row.scope}\n${row.shard}`, row, count: row.count }));
-            held.after.push(statements.inserted, { add });
-          }
-          return { message, created: true };
-        },
+    const jobs = methods<JobRepository>(base.jobs, {
+      async save(this: JobRepository, job: StoredJob, detail?: ExecutionDetail) {
+        const entry = heldOf(this).jobs.get(job._id);
+        if (!entry) throw new Error(`held writes: job ${job._id} is not held`);
+        // The step code changes the object it loaded, which is the held one; a copy replaces it.
+        entry.job = job;
+        if (detail) entry.details.push(detail);
       },
     });
-    const outbox: EventOutbox = Object.create(base.events, {
-      record: {
-        value: async (environmentId: string, domainEvents: DomainEvent[]): Promise<WebhookEventBody[]> => {
-          const recorded = await base.events.recordStatement(environmentId, domainEvents);
-          if (recorded) held.after.push(recorded.statement);
-          return recorded?.bodies ?? [];
-        },
+    const messages = methods<MessageRepository>(base.messages, {
+      async create(this: MessageRepository, message: Message) {
+        const held = heldOf(this);
+        // A held job is new, so it has no message yet: the insert cannot conflict on the job.
+        if (!message._jobId || !held.jobs.has(message._jobId)) throw new Error(`held writes: message of job ${message._jobId} is not held`);
+        if (held.messages > 0) throw new Error('held writes: one message per batch');
+        held.messages += 1;
+        const statements = await base.messages.createStatements(message);
+        if ('counters' in statements) held.after.push(statements.inserted, statements.counters);
+        else {
+          // SQLite's block: the counters are added at the commit, summed with the other blocks' (CommitSums).
+          const sums = base.messages.counterSums;
+          const add = statements.counterRows.map((row) => ({ sums, key: `${row.environment_id}\n${row.scope}\n${row.shard}`, row, count: row.count }));
+          held.after.push(statements.inserted, { add });
+        }
+        return { message, created: true };
       },
     });
-    const subscribers: SubscriberRepository = Object.create(base.subscribers, {
-      create: {
-        value: async (subscriber: Subscriber) => {
-          // Inserted with the event that names it: a subscriberId created meanwhile by another run fails the write.
-          const { statement, stored } = base.subscribers.createStatement(subscriber);
-          held.subscribers.push(statement);
-          held.createdSubscribers.add(subscriber._id);
-          return stored;
-        },
+    const events = methods<EventOutbox>(base.events, {
+      async record(this: EventOutbox, environmentId: string, domainEvents: DomainEvent[]): Promise<WebhookEventBody[]> {
+        const recorded = await base.events.recordStatement(environmentId, domainEvents);
+        if (recorded) heldOf(this).after.push(recorded.statement);
+        return recorded?.bodies ?? [];
       },
     });
-    const preferences: SubscriberPreferenceRepository = Object.create(base.preferences, {
-      getForDelivery: {
-        // A subscriber created by this write has a new id, which no preference names: nothing to read.
-        value: async (environmentId: string, subscriberInternalId: string, workflowInternalId: string) =>
-          held.createdSubscribers.has(subscriberInternalId) ? {} : base.preferences.getForDelivery(environmentId, subscriberInternalId, workflowInternalId),
+    const subscribers = methods<SubscriberRepository>(base.subscribers, {
+      async create(this: SubscriberRepository, subscriber: Subscriber) {
+        const held = heldOf(this);
+        // Inserted with the event that names it: a subscriberId created meanwhile by another run fails the write.
+        const { statement, stored } = base.subscribers.createStatement(subscriber);
+        held.subscribers.push(statement);
+        held.createdSubscribers.add(subscriber._id);
+        return stored;
       },
     });
-    const triggers: TriggerRepository = Object.create(base.triggers, {
-      setState: {
-        value: async (environmentId: string, id: string, state: TriggerRecord['state'], error?: string) => {
-          held.after.push(base.triggers.setStateStatement(environmentId, id, state, error));
-        },
+    const preferences = methods<SubscriberPreferenceRepository>(base.preferences, {
+      // A subscriber created by this write has a new id, which no preference names: nothing to read.
+      async getForDelivery(this: SubscriberPreferenceRepository, environmentId: string, subscriberInternalId: string, workflowInternalId: string) {
+        return heldOf(this).createdSubscribers.has(subscriberInternalId) ? {} : base.preferences.getForDelivery(environmentId, subscriberInternalId, workflowInternalId);
       },
     });
-    this.store = Object.create(base, {
-      notifications: { value: notifications },
-      jobs: { value: jobs },
-      messages: { value: messages },
-      events: { value: outbox },
-      triggers: { value: triggers },
-      holdsWrites: { value: true },
-      subscribers: { value: subscribers },
-      preferences: { value: preferences },
+    const triggers = methods<TriggerRepository>(base.triggers, {
+      async setState(this: TriggerRepository, environmentId: string, id: string, state: TriggerRecord['state'], error?: string) {
+        heldOf(this).after.push(base.triggers.setStateStatement(environmentId, id, state, error));
+      },
+    });
+    const store = methods<Store>(base, {
       // The held writes are one statement: all or nothing already.
-      transaction: { value: async <T>(work: (store: Store) => Promise<T>) => work(held.store) },
-      lockKey: {
-        value: async () => {
-          throw new Error('held writes: no locks');
-        },
+      async transaction<T>(this: Store, work: (store: Store) => Promise<T>): Promise<T> {
+        return work(this);
+      },
+      async lockKey() {
+        throw new Error('held writes: no locks');
       },
     });
+    Object.defineProperty(store, 'holdsWrites', { value: true });
+    // Getters, so that a batch sets one property of its store, not one per repository (a property defined per batch
+    // costs ~0.3 µs; one assigned fails where the base store's is read-only).
+    for (const name of HELD_REPOSITORIES) {
+      Object.defineProperty(store, name, { get(this: Record<PropertyKey, HeldWrites>) { return this[HELD]!.repositories[name]; } });
+    }
+    return { store, notifications, jobs, messages, events, triggers, subscribers, preferences };
   }
 
   /** Writes what is held (nothing when nothing is). */
@@ -241,6 +266,12 @@ function runInOrder(statements: ReadonlyArray<Held>, run: (query: CompiledQuery)
     if (run(statement.query).rows.length > 0 && reader) perform(reader);
   }
 }
+
+/** Where a held store and its repositories find their batch (HeldWrites). */
+const HELD = Symbol('held writes');
+/** The repositories a held store overrides (each inherits the rest from the base store's). */
+const HELD_REPOSITORIES = ['notifications', 'jobs', 'messages', 'events', 'triggers', 'subscribers', 'preferences'] as const;
+type HeldPrototypes = { store: Store } & { [Name in (typeof HELD_REPOSITORIES)[number]]: Store[Name] };
 
 /** A held write: a statement, a named one (read by the next), or counter rows added at the commit (SQLite). */
 type Held = CompiledQuery<unknown> | NamedStatement | { add: Array<{ sums: CommitSums<any>; key: string; row: unknown; count: number }> };

@@ -457,4 +457,17 @@ describe('Store.batch', () => {
     });
     expect((await server.deps.store.subscribers.findBySubscriberId(scope.environmentId, fresh.subscriberId))?._id).toBe(fresh._id);
   });
+
+  it("reads through the base store's repositories as they are at the batch, one replaced after an earlier batch included", async () => {
+    const base: Store = Object.create(server.deps.store, { subscribers: { value: server.deps.store.subscribers, configurable: true } });
+    const lookUp = (store: Store) => store.subscribers.findBySubscriberId(scope.environmentId, 'held-stand-in');
+    await base.batch(lookUp);
+    let lookups = 0;
+    const standIn = Object.create(server.deps.store.subscribers, {
+      findBySubscriberId: { value: async () => void lookups++ },
+    });
+    Object.defineProperty(base, 'subscribers', { value: standIn });
+    await base.batch(lookUp);
+    expect(lookups).toBe(1);
+  });
 });
