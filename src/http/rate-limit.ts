@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
 import type { Deps } from '../usecases/deps.js';
+import { pathOf } from './request-line.js';
 import { checkRateLimit, checkRateLimitNow, RateLimitExceeded, type RateLimitCategory, type RateLimitState } from '../usecases/requests/check-rate-limit.js';
 
 const CONFIGURATION_PATH = /^\/v\d+\/(integrations|workflows|topics)(\/|$)/;
@@ -40,7 +41,8 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { deps: Dep
   const limitNow = opts.deps.rateLimits.hitNow
     ? (reply: FastifyReply, environmentId: string, category: RateLimitCategory) => {
         try {
-          setRateLimitHeaders(reply, checkRateLimitNow(opts.deps, { environmentId, category })!);
+          const state = checkRateLimitNow(opts.deps, { environmentId, category });
+          if (state) setRateLimitHeaders(reply, state);
         } catch (error) {
           if (error instanceof RateLimitExceeded) setRateLimitHeaders(reply, error.state);
           throw error;
@@ -54,7 +56,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { deps: Dep
     // Inbox callers are counted per subscriber, so one busy browser cannot use up its environment's limit.
     const caller = request.caller;
     const counter = caller.kind === 'subscriber' ? `subscriber:${caller.subscriberRecordId}` : caller.environmentId;
-    const category = caller.kind === 'subscriber' ? 'inbox' : rateLimitCategory(request.method, request.routeOptions.url ?? request.url.split('?')[0]!);
+    const category = caller.kind === 'subscriber' ? 'inbox' : rateLimitCategory(request.method, request.routeOptions.url ?? pathOf(request.url));
     if (!limitNow) return void limit(reply, counter, category).then(() => done(), done);
     try {
       limitNow(reply, counter, category);
