@@ -793,6 +793,11 @@ function bucketsBelow(environmentId: string, below: string, floor: string | unde
  * by the page's own bound. The page's only upper bound is seek's (never above `before`), so the index range starts
  * there. The anchor is the one second where the running count passes the offset, so PostgreSQL stops reading
  * seconds there (no sort); the fallback's aggregate reads them only when no second passes it.
+ * `up`: a page that lies wholly in its second (`before`'s or the anchor's, not `after`'s), nearer that second's oldest
+ * event than its newest, is read upwards from the second's start, skipping the events below it (its count, less the
+ * rows above the page and the page): the walk inside the second passes at most half of it, a heap visit per entry on
+ * a table without a fresh visibility map (−14 % of PostgreSQL's CPU per page serially, BENCHMARKS.md session 30).
+ * Exact as the rest: the counts and the rows are read in one snapshot. The other branch runs only without `up`.
  */
 export function seekPage(
   p: { environmentId: string; after?: string; before: string; limit: number; offset: number },
