@@ -366,7 +366,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       // gate above does in one process. 19 since session 22 (more triggers accepted in 8 of 10 pairs, deliveries within
       // ~5 %; BENCHMARKS.md sessions 15 and 22). No effect on a host of its own.
       nice: integer(env, 'HERALD_WORKER_NICE', 19, 0, 19),
-      yieldConcurrency: integer(env, 'HERALD_WORKER_YIELD_CONCURRENCY', 4, 0, 1000),
+      yieldConcurrency: integer(env, 'HERALD_WORKER_YIELD_CONCURRENCY', 2, 0, 1000),
       yieldThreshold: integer(env, 'HERALD_WORKER_YIELD_THRESHOLD_PERCENT', 50, 1, 100) / 100,
       yieldMaxMs: integer(env, 'HERALD_WORKER_YIELD_MAX_MS', 30_000, 100, 3_600_000),
     },

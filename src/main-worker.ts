@@ -4,7 +4,7 @@ import { requireScaleoutConfig } from './main-api.js';
 import { createWorker, type Worker } from './worker/worker.js';
 import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
 import { lowerProcessPriority } from './worker/process-priority.js';
-import { startCpuYield } from './worker/cpu-yield.js';
+import { startCpuYield, yieldsCpu } from './worker/cpu-yield.js';
 import { BullMqQueue } from './queue/bullmq-queue.js';
 
 /**
@@ -65,7 +65,7 @@ const YIELD_HOLD_MS = 750;
 function yieldCpuWhenStarved(container: Container, config: Config, nice: number): { stop(): void } | undefined {
   const { queue } = container.deps;
   const { concurrency, yieldConcurrency, yieldThreshold, yieldMaxMs } = config.worker;
-  if (!(queue instanceof BullMqQueue) || nice <= 0 || yieldConcurrency === 0 || yieldConcurrency >= concurrency) return undefined;
+  if (!(queue instanceof BullMqQueue) || !yieldsCpu(config.worker, nice)) return undefined;
   return startCpuYield((next) => queue.setConcurrency(next), {
     concurrency,
     floor: yieldConcurrency,

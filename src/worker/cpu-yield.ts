@@ -43,6 +43,14 @@ export function waitShare(previous: SchedStat, current: SchedStat): number {
   return run + wait > 0 ? wait / (run + wait) : 0;
 }
 
+/**
+ * Whether a worker yields at all: only a niced one (niceness 0 says it must not give way to what shares its host),
+ * only with a lower limit than its concurrency (`yieldConcurrency` 0 turns it off).
+ */
+export function yieldsCpu(worker: { concurrency: number; yieldConcurrency: number }, nice: number): boolean {
+  return nice > 0 && worker.yieldConcurrency > 0 && worker.yieldConcurrency < worker.concurrency;
+}
+
 export interface CpuYieldOptions {
   /** Jobs at once when the worker gets the CPU (config `worker.concurrency`). */
   concurrency: number;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { initialCpuYieldState, nextCpuYield, parseSchedStat, readSchedStat, startCpuYield, waitShare, type CpuYieldOptions, type CpuYieldState } from '../../src/worker/cpu-yield.js';
+import { initialCpuYieldState, nextCpuYield, yieldsCpu, parseSchedStat, readSchedStat, startCpuYield, waitShare, type CpuYieldOptions, type CpuYieldState } from '../../src/worker/cpu-yield.js';
 
 const options: CpuYieldOptions = { concurrency: 32, floor: 4, threshold: 0.5, holdMs: 750, maxYieldMs: 30_000 };
 
@@ -29,6 +29,15 @@ describe('parseSchedStat and waitShare', () => {
 
   it('is undefined where schedstat cannot be read (the worker then never yields)', () => {
     expect(readSchedStat('/nonexistent/schedstat')).toBeUndefined();
+  });
+});
+
+describe('yieldsCpu', () => {
+  it('only a niced worker with a lower limit than its concurrency yields', () => {
+    expect(yieldsCpu({ concurrency: 32, yieldConcurrency: 2 }, 19)).toBe(true);
+    expect(yieldsCpu({ concurrency: 32, yieldConcurrency: 2 }, 0)).toBe(false);
+    expect(yieldsCpu({ concurrency: 32, yieldConcurrency: 0 }, 19)).toBe(false);
+    expect(yieldsCpu({ concurrency: 2, yieldConcurrency: 2 }, 19)).toBe(false);
   });
 });
 
