@@ -5,7 +5,6 @@ import { createWorker, type Worker } from './worker/worker.js';
 import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
 import { lowerProcessPriority } from './worker/process-priority.js';
 import { startCpuYield, yieldsCpu } from './worker/cpu-yield.js';
-import { BullMqQueue } from './queue/bullmq-queue.js';
 
 /**
  * Scale-out worker process: no HTTP, consumes the BullMQ queue. Any number can run side by side;
@@ -65,8 +64,10 @@ const YIELD_HOLD_MS = 750;
 function yieldCpuWhenStarved(container: Container, config: Config, nice: number): { stop(): void } | undefined {
   const { queue } = container.deps;
   const { concurrency, yieldConcurrency, yieldThreshold, yieldMaxMs } = config.worker;
-  if (!(queue instanceof BullMqQueue) || !yieldsCpu(config.worker, nice)) return undefined;
-  return startCpuYield((next) => queue.setConcurrency(next), {
+  // Through the port: importing the BullMQ queue here would load BullMQ into an embedded `herald start`.
+  const setConcurrency = queue.setConcurrency?.bind(queue);
+  if (!setConcurrency || !yieldsCpu(config.worker, nice)) return undefined;
+  return startCpuYield(setConcurrency, {
     concurrency,
     floor: yieldConcurrency,
     threshold: yieldThreshold,
