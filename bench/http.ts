@@ -340,7 +340,7 @@ async function main(): Promise<void> {
     const result = {
       mode: options.mode,
       logLevel: options.logLevel,
-      ...(target.worker ? { workerNice: niceOf(target.worker.pid!) } : {}),
+      ...(target.worker ? { workerNice: niceOf(target.worker.pid!), workerYieldConcurrency: loadConfig({ HERALD_WORKER_YIELD_CONCURRENCY: process.env.HERALD_WORKER_YIELD_CONCURRENCY }).worker.yieldConcurrency } : {}),
       at: new Date().toISOString(),
       machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] },
       connections: options.connections,

@@ -68,6 +68,15 @@ export interface Config {
     concurrencyWhileServing: number;
     /** Scale-out: the worker process's niceness (0-19; 0 = unchanged), so an API process on the same host gets the CPU first. */
     nice: number;
+    /**
+     * Scale-out: jobs a worker runs at once while its own thread waits for the CPU (the host is busy with something of
+     * higher priority, an API's burst), so its database work gives way too (src/worker/cpu-yield.ts); 0 = never yields.
+     */
+    yieldConcurrency: number;
+    /** The share of its runnable time the worker's thread waited for the CPU, over one sample, that counts as starved. */
+    yieldThreshold: number;
+    /** Longest continuous yield; after it the worker runs all its jobs for as long again. */
+    yieldMaxMs: number;
   };
   outbound: {
     timeoutMs: number;
@@ -357,6 +366,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       // gate above does in one process. 19 since session 22 (more triggers accepted in 8 of 10 pairs, deliveries within
       // ~5 %; BENCHMARKS.md sessions 15 and 22). No effect on a host of its own.
       nice: integer(env, 'HERALD_WORKER_NICE', 19, 0, 19),
+      yieldConcurrency: integer(env, 'HERALD_WORKER_YIELD_CONCURRENCY', 2, 0, 1000),
+      yieldThreshold: integer(env, 'HERALD_WORKER_YIELD_THRESHOLD_PERCENT', 50, 1, 100) / 100,
+      yieldMaxMs: integer(env, 'HERALD_WORKER_YIELD_MAX_MS', 30_000, 100, 3_600_000),
     },
     outbound: {
       timeoutMs: integer(env, 'HERALD_OUTBOUND_TIMEOUT_MS', 10_000, 1),

@@ -139,6 +139,14 @@ export class BullMqQueue implements JobQueue {
     await this.worker.waitUntilReady();
   }
 
+  /**
+   * Jobs this worker runs at once from now on (BullMQ's own setter): running jobs go on; a lower limit stops fetching
+   * until enough of them end, a higher one fetches more as the next job ends. Before `start`, nothing.
+   */
+  setConcurrency(concurrency: number): void {
+    if (this.worker && !this.closing) this.worker.concurrency = Math.max(1, Math.floor(concurrency));
+  }
+
   close(options: { graceMs?: number } = {}): Promise<void> {
     return (this.closing ??= this.closeOnce(options.graceMs));
   }

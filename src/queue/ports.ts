@@ -43,6 +43,11 @@ export interface JobQueue {
    * commit wait instead of two, and starts only once `write` has committed; elsewhere it waits for `write` first.
    */
   enqueueAlongside?(write: Promise<unknown>, name: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
+  /**
+   * Jobs run at once from now on, for a queue that is consuming (BullMQ's, scale-out: the worker yields the CPU with it,
+   * src/worker/cpu-yield.ts). Running jobs go on; a lower limit starts no more until enough of them end.
+   */
+  setConcurrency?(concurrency: number): void;
   /** Starts consuming with `concurrency` jobs at once. */
   start(handler: JobHandler, options: { concurrency: number }): Promise<void>;
   /** Stops taking jobs, waits for running ones (or returns them to the queue after `graceMs`). */

@@ -67,3 +67,50 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('BullMqQueue enqueue', ()
     }
   });
 });
+
+describe.skipIf(!(await servicesAvailable(['Redis'])))('BullMqQueue setConcurrency', () => {
+  it('lowers and raises the jobs run at once while the worker consumes: running jobs go on, new ones wait', async () => {
+    const redis = await openTestRedis();
+    const queue = new BullMqQueue({ redisUrl: redis.url, prefix: redis.prefix, logger: silentLogger, defaultAttempts: 1, backoffMs: 10 });
+    const release = new Map<number, () => void>();
+    const started: number[] = [];
+    let running = 0;
+    let onStart: (() => void) | undefined;
+    const untilRunning = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (started.length >= count ? resolve() : (onStart = check));
+        check();
+      });
+    try {
+      await queue.start(async (job) => {
+        const { n } = job.payload as { n: number };
+        running += 1;
+        started.push(n);
+        onStart?.();
+        await new Promise<void>((resolve) => release.set(n, resolve));
+        running -= 1;
+      }, { concurrency: 4 });
+      for (let n = 0; n < 8; n++) await queue.enqueue('job', { n });
+      await untilRunning(4);
+      expect(running).toBe(4);
+      queue.setConcurrency(1);
+      // The four running go on to their end; none starts meanwhile, and then one at a time.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(started).toHaveLength(4);
+      for (const n of started) release.get(n)!();
+      await untilRunning(5);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(running).toBe(1);
+      expect(started).toHaveLength(5);
+      queue.setConcurrency(3);
+      release.get(started[4]!)!();
+      await untilRunning(8);
+      expect(running).toBe(3);
+      for (const n of started.slice(5)) release.get(n)!();
+    } finally {
+      for (const resolve of release.values()) resolve();
+      await queue.close();
+      await redis.close();
+    }
+  });
+});
