@@ -75,7 +75,7 @@ export interface Config {
     yieldConcurrency: number;
     /** The share of its runnable time the worker's thread waited for the CPU, over one sample, that counts as starved. */
     yieldThreshold: number;
-    /** Longest continuous yield; after it the worker runs all its jobs for as long again. */
+    /** The yield budget (ms): yielding spends it, running all jobs earns it back; spent, all jobs until it is whole (cpu-yield.ts). */
     yieldMaxMs: number;
   };
   outbound: {

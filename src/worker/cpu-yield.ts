@@ -61,26 +61,32 @@ export interface CpuYieldOptions {
   /** The worker keeps yielding this long after its last starved sample (one good sample is not the end of a burst). */
   holdMs: number;
   /**
-   * Longest continuous yield: after it the worker runs all its jobs for as long again whatever the samples say, so a
-   * load that never ends takes at most half the time from deliveries, and the backlog it builds drains meanwhile.
+   * The yield budget: yielding spends it, running all jobs earns it back at the same rate, up to this much. Once it is
+   * spent the worker runs all its jobs until it is whole again, whatever the samples say, so over any long stretch it
+   * yields at most half the time (plus one budget), however the load comes: in one unbroken burst or in bursts with
+   * short lulls between them. The backlog a yield builds drains meanwhile.
    */
   maxYieldMs: number;
 }
 
 export interface CpuYieldState {
-  /** When the current yield began (undefined: not yielding). */
-  yieldingSince?: number;
+  /** Yield time left (ms); Infinity before the first sample (a whole budget). */
+  budgetMs: number;
+  /** The previous sample's time (undefined before the first). */
+  lastAt?: number;
   /** The last starved sample. */
   lastStarvedAt: number;
-  /** After a yield of `maxYieldMs`, full concurrency until then. */
-  fullUntil: number;
+  /** Whether the worker ran `floor` jobs since the previous sample. */
+  yielding: boolean;
+  /** The budget was spent: all jobs until it is whole again. */
+  refilling: boolean;
 }
 
-export const initialCpuYieldState: CpuYieldState = { lastStarvedAt: -Infinity, fullUntil: -Infinity };
+export const initialCpuYieldState: CpuYieldState = { budgetMs: Infinity, lastStarvedAt: -Infinity, yielding: false, refilling: false };
 
 /**
  * The rule, one sample at a time: starved (wait share ≥ threshold) → `floor` jobs, kept for `holdMs` after the last
- * starved sample, for at most `maxYieldMs` in a row, then `concurrency` for `maxYieldMs` before the worker may yield
+ * starved sample, while the yield budget lasts (`maxYieldMs`); a spent budget means `concurrency` until it is whole
  * again. Otherwise `concurrency`.
  */
 export function nextCpuYield(
@@ -91,14 +97,12 @@ export function nextCpuYield(
   const full = Math.max(1, options.concurrency);
   const floor = Math.max(1, Math.min(full, options.floor));
   const { at } = sample;
-  if (at < state.fullUntil) return { state: { lastStarvedAt: -Infinity, fullUntil: state.fullUntil }, concurrency: full };
+  const elapsed = state.lastAt === undefined ? 0 : Math.max(0, at - state.lastAt);
+  const budgetMs = state.yielding ? state.budgetMs - elapsed : Math.min(options.maxYieldMs, state.budgetMs + elapsed);
+  const refilling = state.refilling ? budgetMs < options.maxYieldMs : budgetMs <= 0;
   const lastStarvedAt = sample.waitShare >= options.threshold ? at : state.lastStarvedAt;
-  if (at - lastStarvedAt >= options.holdMs) return { state: { lastStarvedAt, fullUntil: state.fullUntil }, concurrency: full };
-  const yieldingSince = state.yieldingSince ?? at;
-  if (at - yieldingSince >= options.maxYieldMs) {
-    return { state: { lastStarvedAt: -Infinity, fullUntil: at + options.maxYieldMs }, concurrency: full };
-  }
-  return { state: { yieldingSince, lastStarvedAt, fullUntil: state.fullUntil }, concurrency: floor };
+  const yielding = !refilling && at - lastStarvedAt < options.holdMs;
+  return { state: { budgetMs, lastAt: at, lastStarvedAt, yielding, refilling }, concurrency: yielding ? floor : full };
 }
 
 /**

@@ -73,15 +73,24 @@ describe('nextCpuYield', () => {
     expect(concurrencies[240]).toBe(4); // 60 s: yields again
   });
 
-  it('a burst shorter than `maxYieldMs` is yielded to throughout, and the next burst starts a new count', () => {
+  it('a burst shorter than the budget is yielded to throughout; a lull earns back only what it lasts', () => {
     const burst = (at: number) => ((at >= 1000 && at < 21_000) || (at >= 25_000 && at < 45_000) ? 0.7 : 0.2);
-    const { concurrencies } = run(initialCpuYieldState, 0, 50_000, 250, burst);
+    const { concurrencies } = run(initialCpuYieldState, 0, 80_000, 250, burst);
     const at = (ms: number) => concurrencies[ms / 250];
     expect(at(750)).toBe(32);
     expect([at(1000), at(10_000), at(20_750), at(21_250)]).toEqual([4, 4, 4, 4]);
     expect(at(21_500)).toBe(32); // holdMs after the last starved sample
-    expect([at(25_000), at(44_750)]).toEqual([4, 4]);
-    expect(at(46_000)).toBe(32);
+    // 20.5 s spent, 3.5 s earned back: the second burst is yielded to for 13 s, then all jobs run until the budget is whole.
+    expect([at(25_000), at(37_750)]).toEqual([4, 4]);
+    expect([at(38_000), at(44_750), at(67_750)]).toEqual([32, 32, 32]);
+  });
+
+  it('bursts with short lulls between them are yielded to at most about half the time', () => {
+    // Starved for 20 s, then 1 s calm, over and over for 10 minutes: each lull alone would end a run of yielding.
+    const { concurrencies } = run(initialCpuYieldState, 0, 600_000, 250, (at) => (at % 21_000 < 20_000 ? 0.9 : 0.1));
+    const yielded = concurrencies.filter((c) => c === 4).length / concurrencies.length;
+    expect(yielded).toBeGreaterThan(0.4);
+    expect(yielded).toBeLessThan(0.56);
   });
 });
 
