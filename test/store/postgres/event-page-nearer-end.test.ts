@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seekPage } from '../../../src/store/sql/notification-repository.js';
 import { openTestPostgres, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
 import { nodesOf, type PlanNode } from '../../helpers/pg-plans.js';
+import { insertBareEvents } from '../../helpers/grow-events.js';
 
 /**
  * A deep events page on PostgreSQL (seekPage) that lies wholly in the older half of its second is read upwards from
@@ -19,10 +20,7 @@ describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL deep eve
 
   beforeAll(async () => {
     database = await openTestPostgres();
-    await sql`insert into notifications (id, environment_id, organization_id, subscriber_id, external_subscriber_id, transaction_id, document, created_at, updated_at)
-      select lpad(to_hex(i), 24, '0'), ${env}, 'org', 's', 'sub', 't' || i, '{}',
-        to_char(timestamp '2026-11-26 10:00:00' + i * interval '0.7 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '2026-11-26T10:00:00.000Z'
-      from generate_series(1, ${ROWS}) i`.execute(database.db);
+    await insertBareEvents(database.db, env, 1, ROWS);
   }, 60_000);
   afterAll(async () => {
     await database?.close();
