@@ -30,7 +30,8 @@ async function echoRoute(app: FastifyInstance): Promise<void> {
   app.post('/test/echo', async (request, reply) => reply.status(201).send({ data: request.body }));
 }
 
-describe('request logs', () => {
+/** A stream for pino that keeps each line it is written. */
+function lineCollector(): { lines: string[]; stream: Writable } {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -38,6 +39,11 @@ describe('request logs', () => {
       done();
     },
   });
+  return { lines, stream };
+}
+
+describe('request logs', () => {
+  const { lines, stream } = lineCollector();
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ appOptions: { logger: pino({ level: 'debug' }, stream), extraRoutes: [echoRoute] } });
@@ -83,13 +89,7 @@ describe('request logs', () => {
 });
 
 describe('request.log', () => {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
+  const { lines, stream } = lineCollector();
   const logger = pino({ level: 'info' }, stream);
   let children = 0;
   const child = logger.child.bind(logger);

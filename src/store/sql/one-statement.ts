@@ -32,14 +32,7 @@ export function oneStatement(before: ReadonlyArray<CompiledQuery<unknown> | Name
   }
   key += last.sql;
   for (const parameter of last.parameters) parameters.push(parameter);
-  let text = combinedTexts.get(key);
-  if (text === undefined) {
-    text = combinedText(before, last);
-    if (combinedTexts.size < MAX_COMBINED_TEXTS) combinedTexts.set(key, text);
-    // The hot write paths combine the same few shapes over and over: prepared (PostgreSQL only uses this).
-    markPrepared(text);
-  }
-  return CompiledQuery.raw(text, parameters);
+  return CompiledQuery.raw(combinedTextOf(key, () => combinedText(before, last)), parameters);
 }
 
 /**
@@ -49,6 +42,20 @@ export function oneStatement(before: ReadonlyArray<CompiledQuery<unknown> | Name
  */
 const combinedTexts = new Map<string, string>();
 const MAX_COMBINED_TEXTS = 500;
+
+/**
+ * The combined text of `key`, made once (up to MAX_COMBINED_TEXTS kept) and marked prepared: the hot write paths
+ * combine the same few shapes over and over (PostgreSQL only uses these).
+ */
+function combinedTextOf(key: string, make: () => string): string {
+  let text = combinedTexts.get(key);
+  if (text === undefined) {
+    text = make();
+    if (combinedTexts.size < MAX_COMBINED_TEXTS) combinedTexts.set(key, text);
+    markPrepared(text);
+  }
+  return text;
+}
 
 function combinedText(before: ReadonlyArray<CompiledQuery<unknown> | NamedStatement>, last: CompiledQuery<unknown>): string {
   let offset = 0;
@@ -106,13 +113,7 @@ export function oneStatementOfMany(groups: ReadonlyArray<StatementGroup>, stride
     key += `${last.sql}\u0002`;
     for (const parameter of last.parameters) parameters.push(parameter);
   }
-  let text = combinedTexts.get(key);
-  if (text === undefined) {
-    text = manyText(groups, stride);
-    if (combinedTexts.size < MAX_COMBINED_TEXTS) combinedTexts.set(key, text);
-    markPrepared(text);
-  }
-  return CompiledQuery.raw(text, parameters);
+  return CompiledQuery.raw(combinedTextOf(key, () => manyText(groups, stride)), parameters);
 }
 
 function manyText(groups: ReadonlyArray<StatementGroup>, stride: number): string {
