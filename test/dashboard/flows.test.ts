@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageErrors, launchBrowser, watchSocketJoins } from '../helpers/browser.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { DESKTOP, PHONE, eventually, hasCount, hasText, horizontalOverflow, screenshot, seriousViolations, signIn, visible } from './dashboard-browser.js';
 import { startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
@@ -350,6 +350,8 @@ run('dashboard flows in the browser', () => {
     expect(news.status).toBe(201);
     expect((await api('POST', '/v1/events/trigger', { name: 'preview-news', to: 'ada', payload: { title: 'before the page opened' } })).status).toBe(201);
 
+    const sockets = watchSocketJoins(page);
+
     await nav(page, 'Subscribers');
     await page.getByRole('link', { name: 'ada', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Subscriber ada' }).waitFor();
@@ -386,6 +388,9 @@ run('dashboard flows in the browser', () => {
     // The live Inbox shows ada's in-app notification, then one triggered while the page is open, without a reload.
     const preview = page.locator('.inbox-preview');
     await visible(preview.getByText('News for Ada: before the page opened'), 30_000);
+    // The second trigger waits for the Inbox's socket to be in its room (watchSocketJoins says why).
+    await eventually("the Inbox preview's socket to join its room", async () => sockets.joined(), 20_000);
+    sockets.stop();
     await api('POST', '/v1/events/trigger', { name: 'preview-news', to: 'ada', payload: { title: 'while the page is open' } });
     const fresh = preview.getByText('News for Ada: while the page is open');
     const notice = preview.locator('.nv-notificationListNewNotificationsNotice__button');
@@ -404,7 +409,7 @@ run('dashboard flows in the browser', () => {
     expect(production.identifier).not.toBe(identifier);
     await page.getByRole('button', { name: 'Switch to development' }).click();
     await page.getByLabel('Application identifier (development)').waitFor();
-  });
+  }, 90_000);
 
   it('a revoked secret key gets 401 at once, on every API process', async () => {
     const page = adminPage;

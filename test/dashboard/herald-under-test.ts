@@ -35,6 +35,10 @@ export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}
     HERALD_BOOTSTRAP_SECRET_KEY: secretKey,
     HERALD_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'info',
+    // The scaled-out worker shares the machine with the test runner's other files: at its default lower priority
+    // (HERALD_WORKER_NICE=19) a busy suite starved it, and a delivery the browser waited for came after the test's
+    // deadline (CI of stop 45). test/helpers/scaleout-processes.ts does the same.
+    HERALD_WORKER_NICE: '0',
     ...extraEnv,
   };
   const scaleout = scaleoutModeRequested();

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type WebSocket } from 'playwright-core';
 
 /**
  * Debian's Chromium driven by playwright-core. Nothing here downloads a browser: `.ci/run` installs the
@@ -40,6 +40,19 @@ export function collectPageErrors(page: Page): string[] {
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);
   });
   return errors;
+}
+
+/**
+ * Watches a page's sockets for socket.io's connect acknowledgement (a frame "40…"), which Herald sends once the socket
+ * is authenticated and in its subscriber's room. An event published before that is not replayed (as with Novu), and
+ * the Inbox fetches its list and opens its socket independently, so a test that triggers "while the page is open"
+ * waits for this first. Call before the page opens its socket; `joined()` says whether one has been acknowledged.
+ */
+export function watchSocketJoins(page: Page): { joined(): boolean; stop(): void } {
+  let joined = false;
+  const watch = (socket: WebSocket) => socket.on('framereceived', ({ payload }) => void (joined ||= String(payload).startsWith('40')));
+  page.on('websocket', watch);
+  return { joined: () => joined, stop: () => void page.off('websocket', watch) };
 }
 
 export interface RequestTracker {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, collectPageErrors, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageErrors, launchBrowser, watchSocketJoins } from '../helpers/browser.js';
 import { scaleoutModeRequested } from '../helpers/databases.js';
 import { SCALEOUT_SECRET, startScaleoutProcesses } from '../helpers/scaleout-processes.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -60,6 +60,7 @@ describe.skipIf(!run)(`<Inbox /> in Chromium against Herald (${scaleout ? 'heral
   let page: InboxPageServer;
   let browser: Browser;
   let tab: Page;
+  let sockets: ReturnType<typeof watchSocketJoins>;
   let errors: string[];
   let failedRequests: string[];
   let token: string;
@@ -98,6 +99,7 @@ describe.skipIf(!run)(`<Inbox /> in Chromium against Herald (${scaleout ? 'heral
     tab.on('response', (response) => {
       if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     });
+    sockets = watchSocketJoins(tab);
     await tab.goto(page.url);
   }, 180_000);
   afterAll(async () => {
@@ -140,6 +142,7 @@ describe.skipIf(!run)(`<Inbox /> in Chromium against Herald (${scaleout ? 'heral
   });
 
   it('a trigger made while the page is open appears without a reload', async () => {
+    await expect.poll(() => sockets.joined(), { timeout: 20_000, message: "the Inbox's socket to join its room" }).toBe(true);
     await trigger(herald.call, 'Fresh from the worker');
     const fresh = tab.getByText('Posted for Ada: Fresh from the worker');
     const notice = tab.locator('.nv-notificationListNewNotificationsNotice__button');

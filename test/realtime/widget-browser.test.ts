@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, collectPageErrors, launchBrowser, trackRequests, type RequestTracker } from '../helpers/browser.js';
+import { browserAvailable, collectPageErrors, launchBrowser, trackRequests, watchSocketJoins, type RequestTracker } from '../helpers/browser.js';
 import { scaleoutModeRequested } from '../helpers/databases.js';
 import { SCALEOUT_SECRET, startScaleoutProcesses } from '../helpers/scaleout-processes.js';
 import { startTestServer } from '../helpers/test-server.js';
@@ -50,6 +50,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
   let browser: Browser;
   let context: BrowserContext;
   let tab: Page;
+  let sockets: ReturnType<typeof watchSocketJoins>;
   let errors: string[];
   let failedRequests: string[];
   let workflowId: string;
@@ -111,6 +112,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
       if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
+    sockets = watchSocketJoins(tab);
     await tab.goto(page.url());
   }, 180_000);
   afterAll(async () => {
@@ -155,6 +157,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
   });
 
   it('a trigger made while the page is open appears without a reload', async () => {
+    await expect.poll(() => sockets.joined(), { timeout: 20_000, message: "the widget's socket to join its room" }).toBe(true);
     await trigger('Fresh from the worker');
     await tab.locator('[data-test-id="notification-content"]', { hasText: 'Fresh from the worker' }).waitFor({ timeout: 30_000 });
     await expect.poll(() => items().count(), { timeout: 15_000 }).toBe(4);
