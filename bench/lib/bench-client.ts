@@ -31,13 +31,27 @@ export async function load(options: Record<string, unknown>): Promise<LoadResult
   return JSON.parse(stdout) as LoadResult;
 }
 
-/** One API call; `raw` is the body as answered (bench:http serves the same bytes from its bare server). */
+/** How many times api() waits out a 429 before it gives up on the call. */
+const RATE_LIMITED_RETRIES = 5;
+
+/**
+ * One API call; `raw` is the body as answered (bench:http serves the same bytes from its bare server). A 429 is waited
+ * out as a well-behaved client does (its Retry-After, in seconds): a bench's own calls right after a timed load at
+ * Herald's default limits (HERALD_RATE_LIMIT_GLOBAL, per environment and second) can find that second's budget spent.
+ */
 export async function api(url: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any; raw: Buffer }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `ApiKey ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response: Response;
+  for (let attempt = 0; ; attempt++) {
+    response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `ApiKey ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (response.status !== 429 || attempt === RATE_LIMITED_RETRIES) break;
+    await response.arrayBuffer();
+    const seconds = Number(response.headers.get('retry-after'));
+    await new Promise((resolve) => setTimeout(resolve, Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 10) * 1000 : 1000));
+  }
   const raw = Buffer.from(await response.arrayBuffer());
   const text = raw.toString('utf8');
   if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
