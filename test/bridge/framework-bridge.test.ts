@@ -104,7 +104,10 @@ beforeAll(async () => {
     embedded = await startTestServer({ worker: true, env: ENV });
     herald = { url: embedded.url, key: embedded.devKey, close: () => embedded!.close() };
   }
-  bridge = await startFrameworkBridge({ secretKey: herald.key });
+  // On a port below the kernel's ephemeral range (freePort): the tests below stop the bridge and start it again on its
+  // port, and a port the kernel handed out for listen(0) could meanwhile go to another file's fake or a client
+  // connection's local end (herald-process.ts's freePort says how a clean-clone CI once hit that).
+  bridge = await startFrameworkBridge({ secretKey: herald.key, port: await freePort() });
   novu = new Novu({ secretKey: herald.key, serverURL: herald.url, retryConfig: { strategy: 'none' } });
   for (const body of [
     { providerId: 'novu', channel: 'in_app' },

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startHerald, type HeraldProcess } from '../helpers/herald-process.js';
 
 /**
  * Crash safety: the real server (`node bin/herald.js start`) is SIGKILLed while 1,000 triggers are in flight,
@@ -23,44 +23,22 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
+/**
+ * The real server on the data directory, through the suite's helper: its port is taken below the kernel's ephemeral
+ * range and it is ready when it answers its own `/health/ready` (not any answer under 500 from whatever holds the port:
+ * the other test files' fakes listen on port 0, and a port this file once got from `listen(0)` could be handed to one of
+ * them between the probe and the bind, or between the kill and the restart).
+ */
+async function startServer(port?: number): Promise<HeraldProcess> {
+  const herald = await startHerald({
+    HERALD_DATA_DIR: dataDir,
+    ...(port === undefined ? {} : { PORT: String(port) }),
+    HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
+    LOG_LEVEL: 'error',
+    HERALD_QUEUE_POLL_MS: '20',
   });
-}
-
-async function startHerald(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/herald.js', 'start'], {
-    cwd: process.cwd(),
-    env: {
-      ...process.env,
-      HERALD_DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      HERALD_BOOTSTRAP_SECRET_KEY: SECRET,
-      LOG_LEVEL: 'error',
-      HERALD_QUEUE_POLL_MS: '20',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`);
-      if (response.status < 500) return child;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`herald exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('herald did not start in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  children.push(herald.child);
+  return herald;
 }
 
 function api(port: number, method: string, path: string, body?: unknown): Promise<Response> {
@@ -72,9 +50,11 @@ function api(port: number, method: string, path: string, body?: unknown): Promis
 }
 
 describe('crash safety', () => {
-  it('loses and duplicates nothing across a SIGKILL with triggers in flight', { timeout: 180_000 }, async () => {
-    const port = await freePort();
-    let child = await startHerald(port);
+  // Its own deadlines: two starts (60 s each), the triggers, and the restarted queue's drain (120 s).
+  it('loses and duplicates nothing across a SIGKILL with triggers in flight', { timeout: 300_000 }, async () => {
+    const first = await startServer();
+    const port = Number(new URL(first.url).port);
+    let child = first.child;
     const workflow = await api(port, 'POST', '/v2/workflows', {
       workflowId: 'crash',
       name: 'Crash',
@@ -109,7 +89,7 @@ describe('crash safety', () => {
     expect(accepted.length).toBeGreaterThanOrEqual(KILL_AFTER - CONCURRENCY);
     expect(accepted.length).toBeLessThan(TRIGGERS);
 
-    child = await startHerald(port);
+    child = (await startServer(port)).child;
     const db = new Database(join(dataDir, 'herald.sqlite'), { readonly: true });
     try {
       const deadline = Date.now() + 120_000;

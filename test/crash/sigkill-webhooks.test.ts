@@ -57,8 +57,9 @@ async function prepareAndTrigger(url: string, key: string, receiver: WebhookRece
 }
 
 async function expectAllArrived(receiver: WebhookReceiver, accepted: string[]) {
-  const arrivals = await receiver.waitFor((w) => w.path === '/crash', accepted.length, 150_000).catch(() => receiver.received.filter((w) => w.path === '/crash'));
-  const deadline = Date.now() + 150_000;
+  // One deadline for the lot (a wait for as many arrivals, then another 150 s for the missing ones, added up to more
+  // than the test's budget with its start-up, and a slow run ended in "Test timed out" rather than the ids missing).
+  const deadline = Date.now() + 180_000;
   for (;;) {
     const got = new Set(receiver.received.filter((w) => w.path === '/crash').map((w) => w.body?.data?.object?.transactionId));
     const missing = accepted.filter((tx) => !got.has(tx));
@@ -67,7 +68,7 @@ async function expectAllArrived(receiver: WebhookReceiver, accepted: string[]) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const all = receiver.received.filter((w) => w.path === '/crash');
-  expect(arrivals.length).toBeGreaterThan(0);
+  expect(all.length).toBeGreaterThanOrEqual(accepted.length);
   expect(all.every((w) => w.verifiedWith.includes(0) && w.id === w.body.id)).toBe(true);
   // A resend after the crash carries the webhook-id of the first send: one id per transaction.
   const idsByTransaction = new Map<string, Set<string>>();

@@ -84,5 +84,6 @@ run('code-first workflows in the dashboard', () => {
     }
     expect(subject).toBe('Welcome back, Zoe!');
     expect(pageErrors).toEqual([]);
-  });
+    // A dozen browser steps of up to 15 s each (the page's default timeout) and a 20 s wait for the message.
+  }, 90_000);
 });

@@ -16,7 +16,15 @@ const run = browserAvailable() ? describe : describe.skip;
 const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', name: 'Ada Admin' };
 const VIEWER = { email: 'viewer@example.com', password: 'viewer password 1', name: 'Vic Viewer' };
 
-run('dashboard flows in the browser', () => {
+/**
+ * Each flow chains a dozen browser steps, each allowed 10 s (newPage's default timeout), and deliveries through the
+ * worker allowed 15-30 s (fakeReceived, the Activity list's polling): its budget covers the waits that can add up under
+ * a loaded machine, so a slow run fails at the step that was slow, with its message, not with "Test timed out" at
+ * vitest's default 30 s. The flows that wait longer say so.
+ */
+const FLOW_MS = 90_000;
+
+run('dashboard flows in the browser', { timeout: FLOW_MS }, () => {
   let herald: HeraldUnderTest;
   let fake: HttpFake;
   let browser: Browser;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createTestSchema, scaleoutModeRequested, type TestSchema } from '../helpers/databases.js';
-import { HERALD_BIN, runHeraldCommand, startHerald, type HeraldProcess } from '../helpers/herald-process.js';
+import { runHeraldCommand, startHerald, type HeraldProcess } from '../helpers/herald-process.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-services.js';
+import { startWorker, type HeraldWorkerProcess } from '../helpers/scaleout-processes.js';
 
 /**
  * Herald started the way an operator starts it, for the dashboard's browser tests:
@@ -45,14 +45,10 @@ export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}
   let schema: TestSchema | undefined;
   let redis: PrivateRedis | undefined;
   const processes: HeraldProcess[] = [];
-  let worker: ChildProcess | undefined;
+  let worker: HeraldWorkerProcess | undefined;
   const cleanup = async () => {
     await Promise.all(processes.map((process) => process.stop()));
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((resolve) => worker!.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await worker?.stop();
     await redis?.close();
     await schema?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -67,7 +63,10 @@ export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}
       if (migrated.status !== 0) throw new Error(`herald migrate failed: ${migrated.stderr}${migrated.stdout}`);
       processes.push(await startHerald(env, ['api']));
       processes.push(await startHerald(env, ['api']));
-      worker = spawn(process.execPath, [HERALD_BIN, 'worker'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+      // Consuming before the tests start (its start-up line, as the other scaled-out tests wait for): the first delivery a
+      // test waits for must not also wait for the worker to start on a loaded machine, and a worker that fails to start
+      // fails here with its output.
+      worker = await startWorker(env);
     } else {
       processes.push(await startHerald(env, ['start']));
     }
@@ -81,7 +80,7 @@ export async function startHeraldUnderTest(extraEnv: Record<string, string> = {}
     url: first.url,
     otherUrl: (processes[1] ?? first).url,
     secretKey,
-    output: () => processes.map((process) => process.output()).join('\n'),
+    output: () => [...processes.map((process) => process.output()), worker?.output() ?? ''].join('\n'),
     setupUrl() {
       const printed = /https?:\/\/[^\s"]+\/dashboard\/setup\?token=[A-Za-z0-9_\-.%]+/.exec(processes.map((process) => process.output()).join('\n'));
       if (!printed) throw new Error(`no setup link in the output:\n${first.output()}`);

@@ -27,7 +27,14 @@ function duration(ms: number | undefined): string {
   return `${(ms / 60_000).toFixed(1)} min`;
 }
 
-run('the Overview page', () => {
+/**
+ * Each test takes several browser steps, each allowed up to 10-15 s (the page's default timeout and the helpers'
+ * waits): its budget covers them adding up on a loaded machine, so a slow run fails at the slow step with its message
+ * rather than with "Test timed out" at vitest's 30 s.
+ */
+const TEST_MS = 60_000;
+
+run('the Overview page', { timeout: TEST_MS }, () => {
   let herald: HeraldUnderTest;
   let fake: HttpFake;
   let browser: Browser;

@@ -17,7 +17,14 @@ import { hasText, screenshot, seriousViolations, signIn, visible } from './dashb
 const run = browserAvailable();
 const keys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 
-describe.skipIf(!run)('provider reports in the activity timeline (Chromium)', () => {
+/**
+ * Each test takes several browser steps, each allowed up to 10 s (the page's default timeout and the helpers'
+ * waits): its budget covers them adding up on a loaded machine, so a slow run fails at the slow step with its message
+ * rather than with "Test timed out" at vitest's 30 s.
+ */
+const TEST_MS = 60_000;
+
+describe.skipIf(!run)('provider reports in the activity timeline (Chromium)', { timeout: TEST_MS }, () => {
   let server: TestServer;
   let fake: HttpFake;
   let browser: Browser;

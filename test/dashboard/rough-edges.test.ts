@@ -13,7 +13,14 @@ import { callApi, startHeraldUnderTest, type HeraldUnderTest } from './herald-un
 const run = browserAvailable() ? describe : describe.skip;
 const ADMIN = { email: 'admin@example.com', password: 'correct horse battery', name: 'Ada Admin' };
 
-run('dashboard rough edges (issue #25)', () => {
+/**
+ * Each test takes several browser steps, each allowed up to 10-15 s (the page's default timeout and the helpers'
+ * waits): its budget covers them adding up on a loaded machine, so a slow run fails at the slow step with its message
+ * rather than with "Test timed out" at vitest's 30 s.
+ */
+const TEST_MS = 60_000;
+
+run('dashboard rough edges (issue #25)', { timeout: TEST_MS }, () => {
   let herald: HeraldUnderTest;
   let browser: Browser;
   let context: BrowserContext;

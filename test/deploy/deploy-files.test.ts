@@ -290,10 +290,16 @@ describe('deployment files', () => {
         processes.push(api);
         expect((await fetch(`${api.url}/health`)).status).toBe(200);
       }
-      const worker = spawn(process.execPath, [entry, ...service('worker').command], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      processes.push({ stop: () => new Promise((resolve) => { worker.once('exit', resolve); worker.kill('SIGTERM'); }) });
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      expect(worker.exitCode).toBeNull();
+      const worker = spawn(process.execPath, [entry, ...service('worker').command], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let workerOutput = '';
+      worker.stdout!.on('data', (chunk) => (workerOutput += chunk));
+      worker.stderr!.on('data', (chunk) => (workerOutput += chunk));
+      processes.push({ stop: () => new Promise((resolve) => { if (worker.exitCode !== null) return resolve(undefined); worker.once('exit', resolve); worker.kill('SIGTERM'); }) });
+      // Up and consuming, by its own start-up line: alive after a fixed wait said little on a loaded machine, where
+      // the worker may not yet have read its configuration or reached Redis and PostgreSQL by then.
+      await expect.poll(() => worker.exitCode !== null || workerOutput.includes('Herald worker consuming jobs'), { timeout: 60_000, interval: 50 }).toBe(true);
+      expect(worker.exitCode, workerOutput).toBeNull();
+      expect(workerOutput).toContain('Herald worker consuming jobs');
     } finally {
       for (const process of processes) await process.stop();
       await redis.close();

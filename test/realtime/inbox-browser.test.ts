@@ -55,7 +55,14 @@ async function waitForMessages(call: HeraldCall, count: number): Promise<any[]> 
 
 const run = browserAvailable();
 
-describe.skipIf(!run)(`<Inbox /> in Chromium against Herald (${scaleout ? 'herald api + herald worker processes' : 'embedded'})`, () => {
+/**
+ * Each test waits on Chromium, the API and (scaled out) the worker process in steps of up to 30 s (a first render, a
+ * delivery) that add up to 80 s: its budget covers them, so a slow run fails at the step that was slow, with its
+ * message, not with "Test timed out" part-way through (vitest's default is 30 s, as long as one step's own wait).
+ */
+const TEST_MS = 90_000;
+
+describe.skipIf(!run)(`<Inbox /> in Chromium against Herald (${scaleout ? 'herald api + herald worker processes' : 'embedded'})`, { timeout: TEST_MS }, () => {
   let herald: Herald;
   let page: InboxPageServer;
   let browser: Browser;

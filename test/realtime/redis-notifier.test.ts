@@ -98,10 +98,12 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('the Redis notifier with 
       await listener.psubscribe(`${key}*`);
       let alone = 0;
       let many = 0;
-      // The first command is held in flight for 200 ms.
+      // The first command is held in flight until the three deliveries below are made (it was held for a fixed 200 ms,
+      // which three 10 ms turns could outlast on a loaded machine, and the last delivery then went out alone).
+      let releaseFirst!: () => void;
+      const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
       const publish = redis.redis.publish.bind(redis.redis);
-      redis.redis.publish = ((channel: string, message: string) =>
-        (alone++, new Promise((resolve) => setTimeout(resolve, 200)).then(() => publish(channel, message)))) as typeof redis.redis.publish;
+      redis.redis.publish = ((channel: string, message: string) => (alone++, firstHeld.then(() => publish(channel, message)))) as typeof redis.redis.publish;
       const notifier = new RedisRealtimeNotifier(redis.redis, key, logger);
       const commands = redis.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
       const publishMany = commands.heraldPublishMany!.bind(redis.redis);
@@ -113,6 +115,7 @@ describe.skipIf(!(await servicesAvailable(['Redis'])))('the Redis notifier with 
         await new Promise((resolve) => setTimeout(resolve, 10));
         notifier.messageDelivered({ environmentId: 'e', subscriberRecordId: subscriber._id }, buildMessage(subscriber));
       }
+      releaseFirst();
       await expect.poll(() => received.length, { timeout: 5_000 }).toBe(4);
       expect({ alone, many }).toEqual({ alone: 1, many: 1 });
       expect(received.filter((channel) => channel.includes('inbox:e:'))).toEqual(subscribers.slice(1).map((subscriber) => expect.stringContaining(`inbox:e:${subscriber._id}`)));

@@ -44,7 +44,15 @@ async function startHerald(): Promise<Herald> {
 
 const run = browserAvailable();
 
-describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Herald (${scaleout ? 'herald api + herald worker processes' : 'embedded'})`, () => {
+/**
+ * Each test waits on Chromium, the API and (scaled out) the worker process in steps of up to 30 s (a first render, a
+ * delivery) that add up to 80 s (the first render's three steps: 105 s): its budget covers them, so a slow run fails
+ * at the step that was slow, with its message, not with "Test timed out" part-way through (vitest's default is 30 s,
+ * as long as one step's own wait).
+ */
+const TEST_MS = 90_000;
+
+describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Herald (${scaleout ? 'herald api + herald worker processes' : 'embedded'})`, { timeout: TEST_MS }, () => {
   let herald: Herald;
   let page: WidgetPageServer;
   let browser: Browser;
@@ -143,7 +151,7 @@ describe.skipIf(!run)(`@novu/notification-center 2.0.0 in Chromium against Heral
     expect(await tab.locator('[data-test-id="notification-content"] b', { hasText: 'Invoice paid' }).count()).toBe(1);
     await expect.poll(async () => (await unseenLabel().innerText()).trim(), { timeout: 15_000 }).toBe('3');
     await tab.screenshot({ path: shot('legacy-widget') });
-  });
+  }, 120_000);
 
   it('a click on a message marks it read, as GET /v1/messages then shows', async () => {
     await items().filter({ hasText: 'Invoice paid' }).click();

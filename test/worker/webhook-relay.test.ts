@@ -16,7 +16,8 @@ vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 let server: TestServer;
 let receiver: WebhookReceiver;
 let mail: HttpFake;
-let mailDelayMs = 0;
+/** While set, the mail provider fake answers only once it resolves (a job held running for as long as a test needs). */
+let mailGate: Promise<void> | undefined;
 /** deliver-webhook jobs the queue was given (the queue itself is real; this only counts). */
 let webhookJobs = 0;
 /** The attempt ids of those jobs. */
@@ -46,10 +47,12 @@ function slowReceiver(path: string, delayMs: number) {
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   mail = await startHttpFake(async () => {
-    if (mailDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, mailDelayMs));
+    await mailGate;
     return { status: 202, body: '' };
   });
-  server = await startTestServer({ worker: true, env: deliveryEnv({ HERALD_WEBHOOK_RELAY_MS: '20', HERALD_WEBHOOK_PRESENCE_CACHE_MS: '0' }) });
+  // The outbound timeout outlasts any gate a test holds the mail provider's answer with (deliveryEnv's 3 s would end
+  // the job, and with it the worker's busy state, while the test still counts on it).
+  server = await startTestServer({ worker: true, env: deliveryEnv({ HERALD_WEBHOOK_RELAY_MS: '20', HERALD_WEBHOOK_PRESENCE_CACHE_MS: '0', HERALD_OUTBOUND_TIMEOUT_MS: '120000' }) });
   const queue = server.deps.queue;
   const enqueue = queue.enqueue.bind(queue);
   const enqueueMany = queue.enqueueMany.bind(queue);
@@ -144,20 +147,27 @@ describe('webhook relay', () => {
     await receiver.waitFor((w) => w.path === '/lanes', 48, 60_000);
     expect(idleMost()).toBeGreaterThan(4);
 
-    // An email whose provider takes 6 s keeps one job running while the next events go out.
+    // An email whose provider answers only once the next events are in keeps one job running while they go out. (It
+    // answered after a fixed 6 s, which the 3 s outbound timeout cut short: on a loaded machine the 24 sends, two at a
+    // time, could outlast the job, and the rest went out sixteen at once.)
     await createIntegration(server, { providerId: 'sendgrid', identifier: 'slow-mail', credentials: { apiKey: 'SG.key', from: 'noreply@herald.test', baseUrl: mail.url } });
     await createSubscriber(server, { subscriberId: 'relay-ada', email: 'ada@example.com' });
     await createWorkflow(server, { workflowId: 'slow-mail', steps: [{ name: 'mail', type: 'email', controlValues: { subject: 'Hi', body: '<p>Hi</p>' } }] });
-    mailDelayMs = 6000;
-    const mailRequests = mail.requests.length;
-    expect((await trigger(server, { name: 'slow-mail', to: 'relay-ada' })).status).toBe(201);
-    await expect.poll(() => mail.requests.length, { timeout: 20_000 }).toBeGreaterThan(mailRequests);
-    const busyMost = slowReceiver('/lanes', 150);
-    const before = receiver.received.filter((w) => w.path === '/lanes').length;
-    await record(24, 3000);
-    await receiver.waitFor((w) => w.path === '/lanes', before + 24, 60_000);
-    expect(busyMost()).toBeLessThanOrEqual(2);
-    mailDelayMs = 0;
+    let answerMail!: () => void;
+    mailGate = new Promise((resolve) => (answerMail = resolve));
+    try {
+      const mailRequests = mail.requests.length;
+      expect((await trigger(server, { name: 'slow-mail', to: 'relay-ada' })).status).toBe(201);
+      await expect.poll(() => mail.requests.length, { timeout: 20_000 }).toBeGreaterThan(mailRequests);
+      const busyMost = slowReceiver('/lanes', 150);
+      const before = receiver.received.filter((w) => w.path === '/lanes').length;
+      await record(24, 3000);
+      await receiver.waitFor((w) => w.path === '/lanes', before + 24, 60_000);
+      expect(busyMost()).toBeLessThanOrEqual(2);
+    } finally {
+      answerMail();
+      mailGate = undefined;
+    }
     receiver.reply = () => ({ status: 204 });
     await deleteEndpoint(id);
   });
