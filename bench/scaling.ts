@@ -10,6 +10,7 @@ import { startScaleoutProcesses, SCALEOUT_SECRET, type ScaleoutProcesses } from 
 import { TEST_POSTGRES_URL } from '../test/helpers/databases.js';
 import { buildServer } from '../scripts/build-server.mjs';
 import { positiveInteger } from './lib/cli-options.js';
+import { loadConfig } from '../src/config.js';
 import { api, createInAppWorkflow, inAppMessageCount, load, round1, waitForMessages, type LoadResult } from './lib/bench-client.js';
 import { projectThroughput, saturationPoint, type Capacity, type OperationCosts, type Projection } from './lib/scaling-model.js';
 
@@ -72,6 +73,11 @@ function parseOptions(argv: string[]): Options {
     .option('--output <file>', 'results file (default bench/results/scaling.json)')
     .parse(['node', 'bench:scaling', ...argv])
     .opts<Options>();
+}
+
+/** The workers' niceness: HERALD_WORKER_NICE when set, else Herald's default (configuration.md). */
+function workerNice(): string {
+  return process.env.HERALD_WORKER_NICE ?? String(loadConfig({}).worker.nice);
 }
 
 const log = (message: string) => console.log(`[bench:scaling ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -246,6 +252,9 @@ async function runConfig(config: Config, options: Options, admin: pg.Client): Pr
       HERALD_QUEUE_POLL_MS: '200',
       PGAPPNAME: applicationName,
       LOG_LEVEL: 'warn',
+      // The workers at Herald's own default niceness, as bench:http and an operator's `herald worker` run them (the
+      // test helper's 0 is for the suite's shared machine); HERALD_WORKER_NICE=0 measures them unniced.
+      HERALD_WORKER_NICE: workerNice(),
     },
   });
   const redisPort = Number(new URL(processes.env.REDIS_URL!).port);
@@ -441,7 +450,7 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   const output = options.output ?? join(here, 'results', 'scaling.json');
   mkdirSync(dirname(output), { recursive: true });
-  writeFileSync(output, JSON.stringify({ at: new Date().toISOString(), machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] }, options, results, ceilings, capacity, projections }, null, 2) + '\n');
+  writeFileSync(output, JSON.stringify({ at: new Date().toISOString(), machine: { cpus: cpus().length, loadAverageAtEnd: loadavg()[0] }, options, workerNice: Number(workerNice()), results, ceilings, capacity, projections }, null, 2) + '\n');
   log(`written to ${output}`);
 }
 

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { autocommitsWrite } from './sql-commit.mjs';
 
 const require = createRequire(new URL('../../package.json', import.meta.url));
 const counts = { sqlStatements: 0, sqlCommits: 0, redisCommands: 0, redisRoundTrips: 0, poolCheckouts: 0, poolWaits: 0, poolWaitMs: 0 };
@@ -20,14 +21,14 @@ let setSqliteCounting = () => {};
 let nextClientId = 0;
 
 // PostgreSQL commits (what bounds its write rate: each waits for its WAL flush): explicit COMMITs, and writes sent
-// outside a transaction (autocommitted). Counted for `npm run bench:scaling`.
+// outside a transaction (autocommitted; sql-commit.mjs: a read-only WITH is none). Counted for `npm run bench:scaling`.
 function countCommit(client, query) {
   const text = typeof query === 'string' ? query : query?.text;
   if (typeof text !== 'string') return;
   if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction.add(client);
   else if (/^\s*(commit|end)\b/i.test(text)) { inTransaction.delete(client); counts.sqlCommits += 1; }
   else if (/^\s*rollback\b/i.test(text)) inTransaction.delete(client);
-  else if (!inTransaction.has(client) && /^\s*(insert|update|delete|with|merge)\b/i.test(text)) counts.sqlCommits += 1;
+  else if (!inTransaction.has(client) && autocommitsWrite(text)) counts.sqlCommits += 1;
 }
 
 function wrap(prototype, name, count) {
