@@ -4,7 +4,7 @@ import { openPostgres } from '../../src/store/postgres/connection.js';
 import { migrateToLatest } from '../../src/store/sql/migrate.js';
 import { PRINT_SQL } from '../../src/store/sql/notification-repository.js';
 import type { Database } from '../../src/store/sql/schema.js';
-import { createTestDatabase, type TestSchema } from './databases.js';
+import { createTestDatabase, openTestPostgres, type TestSchema, type TestSqlDatabase } from './databases.js';
 
 /**
  * Adds events `from`..`to` of one environment to a PostgreSQL database in SQL, each with a job, three execution details
@@ -36,6 +36,23 @@ export async function insertBareEvents(db: Kysely<Database>, env: string, from: 
     select lpad(to_hex(i), 24, '0'), ${env}, 'org', 's', 'sub', 't' || i, '{}',
       to_char(timestamp '2026-11-26 10:00:00' + i * interval '0.7 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '2026-11-26T10:00:00.000Z'
     from generate_series(${sql.lit(from)}, ${sql.lit(to)}) i`.execute(db);
+}
+
+/**
+ * The set-up of a deep events-page test over a table just filled, called inside its describe: a migrated schema of
+ * `test` holding events 1..`rows` of `env` (insertBareEvents), never vacuumed nor analysed, closed after the tests.
+ * `db()` once beforeAll has run.
+ */
+export function bareEventsSchema(env: string, rows: number): () => Kysely<Database> {
+  let database: TestSqlDatabase | undefined;
+  beforeAll(async () => {
+    database = await openTestPostgres();
+    await insertBareEvents(database.db, env, 1, rows);
+  }, 60_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+  return () => database!.db;
 }
 
 /** Runs of a plan experiment before its failure counts (see `onFreshDatabaseUntilPassed` below). */

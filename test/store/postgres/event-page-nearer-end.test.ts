@@ -1,9 +1,9 @@
 import { CompiledQuery, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seekPage } from '../../../src/store/sql/notification-repository.js';
-import { openTestPostgres, servicesAvailable, type TestSqlDatabase } from '../../helpers/databases.js';
+import { servicesAvailable } from '../../helpers/databases.js';
 import { nodesOf, type PlanNode } from '../../helpers/pg-plans.js';
-import { insertBareEvents } from '../../helpers/grow-events.js';
+import { bareEventsSchema } from '../../helpers/grow-events.js';
 
 /**
  * A deep events page on PostgreSQL (seekPage) that lies wholly in the older half of its second is read upwards from
@@ -12,28 +12,21 @@ import { insertBareEvents } from '../../helpers/grow-events.js';
  * at ~1,430 a second (0.7 ms apart), never vacuumed nor analysed (every entry walked is a heap visit).
  */
 describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL deep events page, read from the nearer end of its second', () => {
-  let database: TestSqlDatabase;
   const env = 'env-nearer-end';
   const ROWS = 15_000;
   const at = (i: number) => new Date(Date.UTC(2026, 10, 26, 10, 0, 0) + i * 0.7).toISOString();
   const idOf = (i: number) => i.toString(16).padStart(24, '0');
 
-  beforeAll(async () => {
-    database = await openTestPostgres();
-    await insertBareEvents(database.db, env, 1, ROWS);
-  }, 60_000);
-  afterAll(async () => {
-    await database?.close();
-  });
+  const db = bareEventsSchema(env, ROWS);
 
   /** Entries of notifications read by anything but the primary key (the walks), and the page's ids. */
   async function run(query: CompiledQuery<unknown>): Promise<{ walked: number; ids: string[] }> {
-    const { rows } = await database.db.executeQuery(CompiledQuery.raw(`explain (analyze, format json) ${query.sql}`, query.parameters as unknown[]));
+    const { rows } = await db().executeQuery(CompiledQuery.raw(`explain (analyze, format json) ${query.sql}`, query.parameters as unknown[]));
     const nodes = nodesOf(((rows[0] as any)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
     const walked = nodes
       .filter((node) => node['Relation Name'] === 'notifications' && node['Node Type'] !== 'Index Scan')
       .reduce((sum, node) => sum + node['Actual Rows']! * (node['Actual Loops'] ?? 1), 0);
-    const ids = (await database.db.executeQuery(query)).rows.map((row) => (row as { id: string }).id);
+    const ids = (await db().executeQuery(query)).rows.map((row) => (row as { id: string }).id);
     return { walked, ids };
   }
 
@@ -76,7 +69,7 @@ describe.skipIf(!(await servicesAvailable(['PostgreSQL'])))('PostgreSQL deep eve
         for (const limit of [11, 4]) {
           for (let offset = 1; offset < ROWS; offset += 373) {
             const { rows } = await sql<{ id: string }>`select id from notifications where environment_id = ${env} and created_at < ${before}
-              ${after === undefined ? sql`` : sql`and created_at > ${after}`} order by created_at desc, id desc limit ${limit} offset ${offset}`.execute(database.db);
+              ${after === undefined ? sql`` : sql`and created_at > ${after}`} order by created_at desc, id desc limit ${limit} offset ${offset}`.execute(db());
             const { ids } = await run(seekPage({ environmentId: env, before, after, limit, offset }, false));
             expect(ids, `offset ${offset} limit ${limit} before ${before} after ${after}`).toEqual(rows.map((row) => row.id));
           }
